@@ -1,0 +1,72 @@
+/*===- ad.h - ADPass user API -----------------------------------*- C -*-===*
+ *
+ * Compile-time automatic differentiation for C and C++. Compile with
+ *
+ *   clang -O2 -fpass-plugin=<build>/pass/libADPass.so -I<repo>/include prog.c \
+ *         <build>/runtime/libADRuntime.a -lm
+ *
+ * The plugin replaces every call of a function whose name begins with
+ * __ad_gradient (reverse mode) or __ad_derivative (forward mode) by a call of
+ * a derivative it generates. The contract is ../shared/API.md; in short:
+ *
+ *   double dfdx = __ad_gradient(f, x);                 one active argument
+ *   grad_xy g   = __ad_gradient_xy(f, x, y);           several: a struct
+ *   double dfdx = __ad_gradient(f, x, AD_CONST, y);    y held constant
+ *   double dy   = __ad_derivative(f, x, dx, y, dy_);   forward mode (JVP)
+ *
+ * float/double arguments are active unless preceded by AD_CONST; integers are
+ * never active. Arguments pass through "...", so float values arrive as
+ * double; the pass converts them back and differentiates float code in float.
+ *
+ * Declare your own variants (other return types) with AD_MARKER so that
+ * errors point at the exact source line even without -g:
+ *
+ *   typedef struct { double dx, dy; } grad_xy;
+ *   grad_xy __ad_gradient_xy(void *fn, ...) AD_MARKER;
+ *===----------------------------------------------------------------------===*/
+#ifndef ADPASS_AD_H
+#define ADPASS_AD_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Calls of functions with this attribute carry their source location into
+ * LLVM IR (!srcloc), which the plugin uses for its diagnostics. If the
+ * plugin is not loaded, the call survives to code generation and clang
+ * reports this message at the call. */
+#define AD_MARKER                                                              \
+  __attribute__((error("ADPass marker: compile with "                          \
+                       "-fpass-plugin=<build>/pass/libADPass.so")))
+
+/* Activity annotations, passed in the argument list before the argument
+ * they describe. The plugin recognises these symbols by name; they are never
+ * dereferenced and need no definition at link time. */
+extern const char __ad_const_tag;
+extern const char __ad_dup_tag;
+#define AD_CONST ((const void *)&__ad_const_tag)
+#define AD_DUP ((const void *)&__ad_dup_tag)
+
+#ifdef __cplusplus
+/* C++ has no implicit function-to-void* conversion; "..." accepts both a
+ * plain function name and (void *)f. */
+double __ad_gradient(...) AD_MARKER;
+float __ad_gradient_f(...) AD_MARKER;
+void __ad_gradient_void(...) AD_MARKER;
+double __ad_derivative(...) AD_MARKER;
+float __ad_derivative_f(...) AD_MARKER;
+void __ad_derivative_void(...) AD_MARKER;
+#else
+double __ad_gradient(void *fn, ...) AD_MARKER;
+float __ad_gradient_f(void *fn, ...) AD_MARKER;
+void __ad_gradient_void(void *fn, ...) AD_MARKER;
+double __ad_derivative(void *fn, ...) AD_MARKER;
+float __ad_derivative_f(void *fn, ...) AD_MARKER;
+void __ad_derivative_void(void *fn, ...) AD_MARKER;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ADPASS_AD_H */

@@ -1,0 +1,74 @@
+//===- DerivedFunctions.cpp - names and kinds of generated functions ------===//
+#include "DerivedFunctions.h"
+
+#include "llvm/Demangle/Demangle.h"
+
+using namespace llvm;
+
+namespace ad {
+
+static constexpr const char *KindAttr = "ad-kind";
+static constexpr const char *PrimalAttr = "ad-primal";
+static constexpr const char *ActivityAttr = "ad-activity";
+
+StringRef kindName(DerivedKind K) {
+  switch (K) {
+  case DerivedKind::Jvp:
+    return "jvp";
+  case DerivedKind::Fwd:
+    return "fwd";
+  case DerivedKind::Lin:
+    return "lin";
+  case DerivedKind::Rev:
+    return "rev";
+  }
+  llvm_unreachable("unknown derived kind");
+}
+
+std::string derivedName(const Function &Primal, StringRef Kind,
+                        const Activity &A) {
+  std::string Name = (Primal.getName() + "." + Kind).str();
+  if (!(A == Activity::defaultFor(Primal)))
+    Name += "." + A.str();
+  return Name;
+}
+
+void tagDerived(Function &Derived, DerivedKind K, const Function &Primal,
+                const Activity &A) {
+  Derived.addFnAttr(KindAttr, kindName(K));
+  Derived.addFnAttr(PrimalAttr, Primal.getName());
+  Derived.addFnAttr(ActivityAttr, A.str());
+}
+
+std::optional<DerivedInfo> getDerivedInfo(const Function &F) {
+  Attribute KA = F.getFnAttribute(KindAttr);
+  if (!KA.isStringAttribute())
+    return std::nullopt;
+  StringRef KS = KA.getValueAsString();
+  std::optional<DerivedKind> K;
+  for (DerivedKind C : {DerivedKind::Jvp, DerivedKind::Fwd, DerivedKind::Lin,
+                        DerivedKind::Rev})
+    if (KS == kindName(C))
+      K = C;
+  Function *Primal = F.getParent()->getFunction(
+      F.getFnAttribute(PrimalAttr).getValueAsString());
+  if (!K || !Primal)
+    return std::nullopt;
+  return DerivedInfo{
+      *K, Primal,
+      Activity::parse(F.getFnAttribute(ActivityAttr).getValueAsString())};
+}
+
+Function *findDerived(Module &M, const Function &Primal, DerivedKind K,
+                      const Activity &A) {
+  return M.getFunction(derivedName(Primal, kindName(K), A));
+}
+
+std::string displayName(const Function &F) {
+  // Errors can be found in the prepared copy "f.ad.src"; name the original.
+  StringRef Name = F.getName();
+  Name.consume_back(".ad.src");
+  return llvm::demangle(Name.str());
+}
+
+} // namespace ad

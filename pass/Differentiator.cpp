@@ -1,0 +1,128 @@
+//===- Differentiator.cpp - derived functions on demand, once each --------===//
+#include "Differentiator.h"
+#include "DerivedFunctions.h"
+#include "Linearize.h"
+#include "LinearityVerifier.h"
+#include "PrepareSource.h"
+#include "Transpose.h"
+#include "Unzip.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace ad {
+
+Differentiator::Differentiator(Module &M, ModuleAnalysisManager &MAM,
+                               Diagnostics &Diags)
+    : M(M),
+      FAM(MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager()),
+      Diags(Diags) {}
+
+const TargetLibraryInfo *Differentiator::tli(Function &F) {
+  return &FAM.getResult<TargetLibraryAnalysis>(F);
+}
+
+void Differentiator::noteGenerated(Function *F) { Generated.push_back(F); }
+
+void Differentiator::beginRequest() { RequestStart = Generated.size(); }
+
+void Differentiator::endRequest(bool Succeeded) {
+  if (Succeeded) {
+    RequestStart = Generated.size();
+    return;
+  }
+  // References may run in any direction between the new functions.
+  for (size_t I = RequestStart; I < Generated.size(); ++I)
+    Generated[I]->dropAllReferences();
+  for (size_t I = RequestStart; I < Generated.size(); ++I) {
+    FAM.clear(*Generated[I], Generated[I]->getName());
+    Generated[I]->eraseFromParent();
+  }
+  Generated.resize(RequestStart);
+}
+
+/// A generated function that LLVM's verifier rejects must never reach code
+/// generation; report it as our bug instead.
+static bool checkValidIR(Function &F, Diagnostics &Diags) {
+  std::string Msg;
+  raw_string_ostream OS(Msg);
+  if (!verifyFunction(F, &OS))
+    return true;
+  Diags.internalError(nullptr, "generated invalid IR in '" + F.getName() +
+                                   "': " + OS.str());
+  return false;
+}
+
+bool Differentiator::verifyLinearity(Function &F) {
+  std::string Msg;
+  if (verifyLinearFunction(F, Msg))
+    return checkValidIR(F, Diags);
+  Diags.internalError(nullptr, "linearity invariant broken in '" +
+                                   F.getName() + "': " + Msg);
+  return false;
+}
+
+Function *Differentiator::getJvp(Function &F, const Activity &A,
+                                 const Instruction *CallSite) {
+  if (Function *Existing = findDerived(M, F, DerivedKind::Jvp, A))
+    return Existing;
+  auto Key = std::make_pair(&F, A.str());
+  if (InProgress.count(Key)) {
+    Diags.errorAt(*CallSite, "cannot differentiate the recursive call of '" +
+                                 displayName(F) +
+                                 "': recursion is not supported yet");
+    return nullptr;
+  }
+  if (F.isDeclaration()) {
+    Diags.errorAt(*CallSite, "cannot differentiate '" + displayName(F) +
+                                 "': its body is not visible in this "
+                                 "translation unit");
+    return nullptr;
+  }
+  Function *Src = prepareSource(F, FAM, Diags);
+  if (!Src)
+    return nullptr;
+  InProgress.insert(Key);
+  Function *Jvp = linearize(*Src, F, A, *this);
+  InProgress.erase(Key);
+  FAM.clear(*Src, Src->getName());
+  Src->eraseFromParent();
+  if (!Jvp) {
+    // Linearize erased nothing; the half-built function goes now.
+    if (Function *Partial = findDerived(M, F, DerivedKind::Jvp, A)) {
+      Partial->dropAllReferences();
+      Partial->eraseFromParent();
+    }
+    return nullptr;
+  }
+  noteGenerated(Jvp);
+  if (!verifyLinearity(*Jvp))
+    return nullptr;
+  return Jvp;
+}
+
+std::optional<Unzipped> Differentiator::getUnzipped(Function &Jvp) {
+  return unzip(Jvp, *this);
+}
+
+Function *Differentiator::getRev(Function &Lin) { return transpose(Lin, *this); }
+
+std::optional<std::pair<Unzipped, Function *>>
+Differentiator::getGradient(Function &F, const Activity &A,
+                            const Instruction *CallSite) {
+  Function *Jvp = getJvp(F, A, CallSite);
+  if (!Jvp)
+    return std::nullopt;
+  std::optional<Unzipped> U = getUnzipped(*Jvp);
+  if (!U)
+    return std::nullopt;
+  Function *Rev = getRev(*U->Lin);
+  if (!Rev)
+    return std::nullopt;
+  return std::make_pair(*U, Rev);
+}
+
+} // namespace ad

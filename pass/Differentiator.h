@@ -1,0 +1,80 @@
+//===- Differentiator.h - derived functions on demand, once each -*- C++ -*-===//
+//
+// The stages call each other through this class: Linearize needs g.jvp for a
+// call of g, Unzip needs g.fwd/g.lin for a call of g.jvp, Transpose needs
+// g.rev for a call of g.lin. Each derived function is built once per
+// (function, activity) and found again by name, which keeps code size linear
+// in program size (YOLO Thm 8.1) and makes repeated requests free.
+//
+// A request either succeeds or leaves the module as it was: functions
+// created for a failed request are erased.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_DIFFERENTIATOR_H
+#define ADPASS_DIFFERENTIATOR_H
+
+#include "Activity.h"
+#include "Diagnostics.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include <optional>
+#include <set>
+
+namespace llvm {
+class TargetLibraryInfo;
+}
+
+namespace ad {
+
+struct Unzipped {
+  llvm::Function *Fwd = nullptr;      ///< f.fwd(x..., ptr tape) -> y
+  llvm::Function *Lin = nullptr;      ///< f.lin(ptr tape, dx...) -> dy
+  llvm::StructType *Tape = nullptr;   ///< %f.tape
+};
+
+class Differentiator {
+public:
+  Differentiator(llvm::Module &M, llvm::ModuleAnalysisManager &MAM,
+                 Diagnostics &Diags);
+
+  /// f.jvp for (\p F, \p A); \p CallSite is where it is needed (for
+  /// errors). Null after an error was reported.
+  llvm::Function *getJvp(llvm::Function &F, const Activity &A,
+                         const llvm::Instruction *CallSite);
+  /// f.fwd, f.lin and %f.tape, from unzipping \p Jvp.
+  std::optional<Unzipped> getUnzipped(llvm::Function &Jvp);
+  /// f.rev, from transposing \p Lin.
+  llvm::Function *getRev(llvm::Function &Lin);
+
+  /// All three stages: the functions a gradient request calls.
+  std::optional<std::pair<Unzipped, llvm::Function *>>
+  getGradient(llvm::Function &F, const Activity &A,
+              const llvm::Instruction *CallSite);
+
+  /// Start / end of a request: on failure everything created since
+  /// beginRequest() is erased.
+  void beginRequest();
+  void endRequest(bool Succeeded);
+  /// Functions generated so far (for cleanup passes).
+  llvm::ArrayRef<llvm::Function *> generated() const { return Generated; }
+  void noteGenerated(llvm::Function *F);
+
+  Diagnostics &diags() { return Diags; }
+  llvm::Module &module() { return M; }
+  const llvm::TargetLibraryInfo *tli(llvm::Function &F);
+  /// Runs the linearity verifier when enabled (always for the ad pass).
+  bool verifyLinearity(llvm::Function &F);
+
+private:
+  llvm::Module &M;
+  llvm::FunctionAnalysisManager &FAM;
+  Diagnostics &Diags;
+  std::vector<llvm::Function *> Generated;
+  size_t RequestStart = 0;
+  std::set<std::pair<llvm::Function *, std::string>> InProgress;
+};
+
+} // namespace ad
+
+#endif

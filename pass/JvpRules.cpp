@@ -1,0 +1,192 @@
+//===- JvpRules.cpp - the table of forward-mode rules ---------------------===//
+//
+// Each row: primitive, where it comes from, and the partial derivative with
+// respect to each argument, written with PartialBuilder `d`:
+//   d.x(i)  primal argument i        d.y()  primal result
+//   d.times(c)  tangent * c          d.over(c)  tangent / c
+//   d.one() / d.minusOne()           d.when(cond)  tangent where cond holds
+//   d.zero()  piecewise constant
+// Conventions at non-differentiable points follow JAX: |x|' = sign(x),
+// min/max pick the argument that was returned, pow(0, b) has 0 slope in b.
+//
+//===----------------------------------------------------------------------===//
+#include "JvpRules.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include <cmath>
+
+using namespace llvm;
+
+namespace ad {
+
+PartialBuilder::PartialBuilder(IRBuilderBase &B, Instruction &Primal)
+    : Bld(B), Primal(Primal) {}
+
+Value *PartialBuilder::x(unsigned I) const {
+  if (auto *CB = dyn_cast<CallBase>(&Primal))
+    return CB->getArgOperand(I);
+  return Primal.getOperand(I);
+}
+
+Value *PartialBuilder::num(double V) const {
+  return ConstantFP::get(Primal.getType(), V);
+}
+
+Value *PartialBuilder::intrinsic(Intrinsic::ID ID, ArrayRef<Value *> Args) {
+  return Bld.CreateIntrinsic(ID, {Args[0]->getType()}, Args);
+}
+
+Value *PartialBuilder::sign(Value *A) {
+  Value *Zero = ConstantFP::get(A->getType(), 0.0);
+  Value *One = ConstantFP::get(A->getType(), 1.0);
+  Value *Pos = Bld.CreateFCmpOGT(A, Zero);
+  Value *Neg = Bld.CreateFCmpOLT(A, Zero);
+  return Bld.CreateSelect(Pos, One, Bld.CreateSelect(Neg, neg(One), Zero));
+}
+
+using D = PartialBuilder;
+static constexpr Intrinsic::ID NoIntrinsic = Intrinsic::not_intrinsic;
+static const double Ln2 = 0.693147180559945309417232121458176568;
+static const double Ln10 = 2.30258509299404568401799145468436421;
+static const double TwoOverSqrtPi = 1.12837916709551257389615890312154517;
+
+// pow: JAX's convention, d/da = 0 where b == 0 and d/db = 0 where a == 0.
+static Partial powBase(D &d) {
+  Value *B = d.x(1);
+  Value *Slope = d.mul(B, d.intrinsic(Intrinsic::pow, {d.x(0), d.sub(B, d.num(1))}));
+  return d.times(d.select(d.eq(B, d.num(0)), d.num(0), Slope));
+}
+static Partial powExponent(D &d) {
+  Value *A = d.x(0);
+  Value *SafeA = d.select(d.eq(A, d.num(0)), d.num(1), A);
+  return d.times(d.mul(d.y(), d.intrinsic(Intrinsic::log, {SafeA})));
+}
+static Partial powiBase(D &d) {
+  // d/dx x^n = n x^(n-1); 0 for n == 0, also at x == 0.
+  Value *N = d.x(1);
+  Value *Slope = d.mul(d.intToFP(N), d.powi(d.x(0), d.intAdd(N, -1)));
+  return d.times(d.select(d.intIsZero(N), d.num(0), Slope));
+}
+// min/max: the tangent of whichever argument was returned (the first on ties).
+static Partial pickedFirst(D &d) { return d.when(d.eq(d.y(), d.x(0))); }
+static Partial pickedSecond(D &d) { return d.when(d.une(d.y(), d.x(0))); }
+
+// clang-format off
+static const JvpRule Rules[] = {
+// name        libm   opcode              intrinsic               partial derivative w.r.t. each argument
+{"fadd",      false, Instruction::FAdd,  NoIntrinsic,            {[](D &d) { return d.one(); }, [](D &d) { return d.one(); }}},
+{"fsub",      false, Instruction::FSub,  NoIntrinsic,            {[](D &d) { return d.one(); }, [](D &d) { return d.minusOne(); }}},
+{"fneg",      false, Instruction::FNeg,  NoIntrinsic,            {[](D &d) { return d.minusOne(); }}},
+{"fmul",      false, Instruction::FMul,  NoIntrinsic,            {[](D &d) { return d.times(d.x(1)); }, [](D &d) { return d.times(d.x(0)); }}},
+{"fdiv",      false, Instruction::FDiv,  NoIntrinsic,            {[](D &d) { return d.over(d.x(1)); }, [](D &d) { return d.times(d.neg(d.div(d.y(), d.x(1)))); }}},
+{"fmod",      true,  Instruction::FRem,  NoIntrinsic,            {[](D &d) { return d.one(); }, [](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::trunc, {d.div(d.x(0), d.x(1))}))); }}},
+{"sin",       true,  0, Intrinsic::sin,       {[](D &d) { return d.times(d.intrinsic(Intrinsic::cos, {d.x(0)})); }}},
+{"cos",       true,  0, Intrinsic::cos,       {[](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::sin, {d.x(0)}))); }}},
+{"tan",       true,  0, Intrinsic::tan,       {[](D &d) { return d.times(d.add(d.num(1), d.sq(d.y()))); }}},
+{"asin",      true,  0, Intrinsic::asin,      {[](D &d) { return d.over(d.intrinsic(Intrinsic::sqrt, {d.sub(d.num(1), d.sq(d.x(0)))})); }}},
+{"acos",      true,  0, Intrinsic::acos,      {[](D &d) { return d.over(d.neg(d.intrinsic(Intrinsic::sqrt, {d.sub(d.num(1), d.sq(d.x(0)))}))); }}},
+{"atan",      true,  0, Intrinsic::atan,      {[](D &d) { return d.over(d.add(d.num(1), d.sq(d.x(0)))); }}},
+{"atan2",     true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(1), d.add(d.sq(d.x(0)), d.sq(d.x(1))))); },
+                                                [](D &d) { return d.times(d.neg(d.div(d.x(0), d.add(d.sq(d.x(0)), d.sq(d.x(1)))))); }}},
+{"sinh",      true,  0, Intrinsic::sinh,      {[](D &d) { return d.times(d.intrinsic(Intrinsic::cosh, {d.x(0)})); }}},
+{"cosh",      true,  0, Intrinsic::cosh,      {[](D &d) { return d.times(d.intrinsic(Intrinsic::sinh, {d.x(0)})); }}},
+{"tanh",      true,  0, Intrinsic::tanh,      {[](D &d) { return d.times(d.sub(d.num(1), d.sq(d.y()))); }}},
+{"exp",       true,  0, Intrinsic::exp,       {[](D &d) { return d.times(d.y()); }}},
+{"exp2",      true,  0, Intrinsic::exp2,      {[](D &d) { return d.times(d.mul(d.y(), d.num(Ln2))); }}},
+{"exp10",     true,  0, Intrinsic::exp10,     {[](D &d) { return d.times(d.mul(d.y(), d.num(Ln10))); }}},
+{"expm1",     true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.add(d.y(), d.num(1))); }}},
+{"log",       true,  0, Intrinsic::log,       {[](D &d) { return d.over(d.x(0)); }}},
+{"log2",      true,  0, Intrinsic::log2,      {[](D &d) { return d.over(d.mul(d.x(0), d.num(Ln2))); }}},
+{"log10",     true,  0, Intrinsic::log10,     {[](D &d) { return d.over(d.mul(d.x(0), d.num(Ln10))); }}},
+{"log1p",     true,  0, NoIntrinsic,          {[](D &d) { return d.over(d.add(d.x(0), d.num(1))); }}},
+{"sqrt",      true,  0, Intrinsic::sqrt,      {[](D &d) { return d.over(d.mul(d.y(), d.num(2))); }}},
+{"cbrt",      true,  0, NoIntrinsic,          {[](D &d) { return d.over(d.mul(d.sq(d.y()), d.num(3))); }}},
+{"pow",       true,  0, Intrinsic::pow,       {powBase, powExponent}},
+{"powi",      false, 0, Intrinsic::powi,      {powiBase}},
+{"hypot",     true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(0), d.y())); },
+                                                [](D &d) { return d.times(d.div(d.x(1), d.y())); }}},
+{"erf",       true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
+{"erfc",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(-TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
+{"fabs",      true,  0, Intrinsic::fabs,      {[](D &d) { return d.times(d.sign(d.x(0))); }}},
+{"fmin",      true,  0, Intrinsic::minnum,    {pickedFirst, pickedSecond}},
+{"fmax",      true,  0, Intrinsic::maxnum,    {pickedFirst, pickedSecond}},
+{"fminimum",  false, 0, Intrinsic::minimum,   {pickedFirst, pickedSecond}},
+{"fmaximum",  false, 0, Intrinsic::maximum,   {pickedFirst, pickedSecond}},
+{"fma",       true,  0, Intrinsic::fma,       {[](D &d) { return d.times(d.x(1)); }, [](D &d) { return d.times(d.x(0)); }, [](D &d) { return d.one(); }}},
+{"fmuladd",   false, 0, Intrinsic::fmuladd,   {[](D &d) { return d.times(d.x(1)); }, [](D &d) { return d.times(d.x(0)); }, [](D &d) { return d.one(); }}},
+{"copysign",  true,  0, Intrinsic::copysign,  {[](D &d) { return d.times(d.mul(d.sign(d.x(0)), d.sign(d.y()))); }, [](D &d) { return d.zero(); }}},
+{"floor",     true,  0, Intrinsic::floor,     {[](D &d) { return d.zero(); }}},
+{"ceil",      true,  0, Intrinsic::ceil,      {[](D &d) { return d.zero(); }}},
+{"round",     true,  0, Intrinsic::round,     {[](D &d) { return d.zero(); }}},
+{"trunc",     true,  0, Intrinsic::trunc,     {[](D &d) { return d.zero(); }}},
+{"rint",      true,  0, Intrinsic::rint,      {[](D &d) { return d.zero(); }}},
+{"nearbyint", true,  0, Intrinsic::nearbyint, {[](D &d) { return d.zero(); }}},
+{"roundeven", true,  0, Intrinsic::roundeven, {[](D &d) { return d.zero(); }}},
+{"ldexp",     true,  0, Intrinsic::ldexp,     {[](D &d) { return d.times(d.div(d.y(), d.x(0))); }}},
+};
+// clang-format on
+
+const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
+  static const auto Tables = [] {
+    struct {
+      DenseMap<unsigned, const JvpRule *> ByOpcode;
+      DenseMap<unsigned, const JvpRule *> ByIntrinsic;
+      StringMap<const JvpRule *> ByLibmName;
+    } T;
+    for (const JvpRule &R : Rules) {
+      if (R.Opcode)
+        T.ByOpcode[R.Opcode] = &R;
+      if (R.IID != NoIntrinsic)
+        T.ByIntrinsic[R.IID] = &R;
+      if (R.IsLibm) {
+        T.ByLibmName[R.Name] = &R;
+        T.ByLibmName[std::string(R.Name) + "f"] = &R;
+      }
+    }
+    return T;
+  }();
+
+  const auto *CB = dyn_cast<CallBase>(&I);
+  if (!CB)
+    return Tables.ByOpcode.lookup(I.getOpcode());
+  const Function *Callee = CB->getCalledFunction();
+  if (!Callee)
+    return nullptr;
+  if (Intrinsic::ID IID = Callee->getIntrinsicID())
+    return Tables.ByIntrinsic.lookup(IID);
+  // A function with a body is the user's own, whatever its name.
+  if (!Callee->isDeclaration())
+    return nullptr;
+  LibFunc LF;
+  if (TLI && !TLI->getLibFunc(*Callee, LF))
+    return nullptr;
+  return Tables.ByLibmName.lookup(Callee->getName());
+}
+
+bool isKnownInactiveFunction(StringRef Name) {
+  // Output, process control and integer-valued math: whatever their
+  // arguments, they cannot carry a derivative into the result.
+  static const StringSet<> Inactive = {
+      "printf",   "fprintf",  "sprintf",  "snprintf", "puts",     "fputs",
+      "putchar",  "fputc",    "putc",     "fflush",   "fwrite",   "perror",
+      "abort",    "exit",     "_exit",    "__assert_fail",        "lround",
+      "lroundf",  "llround",  "llroundf", "lrint",    "lrintf",   "llrint",
+      "llrintf",  "ilogb",    "ilogbf",   "__isnan",  "__isnanf", "__isinf",
+      "__isinff", "__finite", "__finitef", "__fpclassify", "__fpclassifyf",
+      "__signbit", "__signbitf"};
+  return Inactive.contains(Name);
+}
+
+std::vector<std::string> listJvpRuleNames() {
+  std::vector<std::string> Names;
+  for (const JvpRule &R : Rules)
+    Names.push_back(R.Name);
+  return Names;
+}
+
+} // namespace ad

@@ -1,0 +1,373 @@
+//===- Linearize.cpp - forward mode: f -> f.jvp ---------------------------===//
+//
+// The JVP keeps f's CFG: f's instructions are cloned as they are, and after
+// each varied one (one that depends on an active argument) the tangent code
+// is inserted. Tangent PHIs sit beside primal PHIs. Values that do not vary
+// have tangent zero and generate no code.
+//
+//===----------------------------------------------------------------------===//
+#include "Linearize.h"
+#include "DerivedFunctions.h"
+#include "Differentiator.h"
+#include "JvpRules.h"
+#include "Linearity.h"
+
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#define DEBUG_TYPE "ad-jvp"
+
+using namespace llvm;
+
+STATISTIC(NumJvpFunctions, "Number of JVP functions generated");
+STATISTIC(NumTangentInsts, "Number of varied instructions given a tangent");
+
+namespace ad {
+
+Type *jvpReturnType(Type *PrimalRet) {
+  if (!isDifferentiableType(PrimalRet))
+    return PrimalRet;
+  return StructType::get(PrimalRet->getContext(), {PrimalRet, PrimalRet});
+}
+
+std::pair<Value *, Value *> unpackJvpReturn(ReturnInst &Ret) {
+  Value *RV = Ret.getReturnValue();
+  if (!RV || !RV->getType()->isStructTy())
+    return {RV, nullptr};
+  auto *WithTangent = cast<InsertValueInst>(RV);
+  auto *WithPrimal = cast<InsertValueInst>(WithTangent->getAggregateOperand());
+  return {WithPrimal->getInsertedValueOperand(),
+          WithTangent->getInsertedValueOperand()};
+}
+
+/// Operands that carry data (and so tangents) for the structurally linear
+/// instructions: their JVP is the same instruction applied to the tangents
+/// (JAX's deflinear). Other operands (conditions, indices) are copied.
+static std::optional<SmallVector<unsigned, 2>> linearDataOperands(unsigned Op) {
+  switch (Op) {
+  case Instruction::FPExt:
+  case Instruction::FPTrunc:
+  case Instruction::ExtractElement:
+  case Instruction::ExtractValue:
+    return SmallVector<unsigned, 2>{0};
+  case Instruction::Select:
+    return SmallVector<unsigned, 2>{1, 2};
+  case Instruction::InsertElement:
+  case Instruction::InsertValue:
+  case Instruction::ShuffleVector:
+    return SmallVector<unsigned, 2>{0, 1};
+  default:
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+class Linearizer {
+public:
+  Linearizer(Function &Src, Function &Primal, const Activity &A,
+             Differentiator &D)
+      : Src(Src), Primal(Primal), Act(A), D(D) {}
+
+  Function *run();
+
+private:
+  Function *createJvpDeclaration();
+  Value *tangentOf(Value *V);
+  bool isVaried(const Value *V) const { return Varied.count(V); }
+  void linearizeInstruction(Instruction &I);
+  void applyRule(Instruction &I, const JvpRule &R);
+  void applyLinearStructure(Instruction &I, ArrayRef<unsigned> DataOps);
+  void linearizeUserCall(CallBase &CB, Function &Callee);
+  void linearizeReturn(ReturnInst &Ret);
+  void fail(const Instruction &At, const Twine &Msg);
+
+  Function &Src;
+  Function &Primal;
+  Activity Act;
+  Differentiator &D;
+  Function *J = nullptr;
+  SmallPtrSet<const Value *, 32> Varied; // values of J
+  DenseMap<const Value *, Value *> Tangent;
+  bool Failed = false;
+};
+
+} // namespace
+
+void Linearizer::fail(const Instruction &At, const Twine &Msg) {
+  if (!Failed)
+    D.diags().errorAt(At, Msg);
+  Failed = true;
+}
+
+Function *Linearizer::createJvpDeclaration() {
+  SmallVector<Type *, 8> Params(Src.getFunctionType()->params());
+  for (Argument &A : Src.args())
+    if (Act.isActive(A.getArgNo()))
+      Params.push_back(A.getType());
+  auto *FT = FunctionType::get(jvpReturnType(Src.getReturnType()), Params,
+                               /*isVarArg=*/false);
+  Function *F = Function::Create(FT, GlobalValue::InternalLinkage,
+                                 derivedName(Primal, "jvp", Act),
+                                 Src.getParent());
+  unsigned Next = Src.arg_size();
+  for (Argument &A : Src.args())
+    if (Act.isActive(A.getArgNo()))
+      F->getArg(Next++)->setName("d" + A.getName());
+  return F;
+}
+
+Value *Linearizer::tangentOf(Value *V) {
+  if (!isVaried(V))
+    return Constant::getNullValue(V->getType());
+  Value *T = Tangent.lookup(V);
+  assert(T && "varied value used before its tangent was built");
+  return T;
+}
+
+Function *Linearizer::run() {
+  J = createJvpDeclaration();
+  ValueToValueMapTy VMap;
+  for (Argument &A : Src.args())
+    VMap[&A] = J->getArg(A.getArgNo());
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(J, &Src, VMap, CloneFunctionChangeType::GlobalChanges,
+                    Returns);
+  // The return type changed and tangent parameters were added: keep only
+  // the function attributes and those of the primal parameters.
+  AttributeList Old = J->getAttributes();
+  SmallVector<AttributeSet, 8> ParamAttrs;
+  for (unsigned I = 0; I < J->arg_size(); ++I)
+    ParamAttrs.push_back(I < Src.arg_size() ? Old.getParamAttrs(I)
+                                            : AttributeSet());
+  J->setAttributes(AttributeList::get(J->getContext(), Old.getFnAttrs(),
+                                      AttributeSet(), ParamAttrs));
+  J->setLinkage(GlobalValue::InternalLinkage);
+  tagDerived(*J, DerivedKind::Jvp, Primal, Act);
+
+  for (const Value *V : computeVariedValues(Src, Act))
+    Varied.insert(VMap.lookup(V));
+  unsigned NextTangentArg = Src.arg_size();
+  for (Argument &A : Src.args())
+    if (Act.isActive(A.getArgNo()))
+      Tangent[J->getArg(A.getArgNo())] = J->getArg(NextTangentArg++);
+
+  // Tangent PHIs first, so that uses across back edges find them.
+  ReversePostOrderTraversal<Function *> RPO(J);
+  SmallVector<std::pair<PHINode *, PHINode *>, 8> PhiPairs;
+  for (BasicBlock *BB : RPO)
+    for (PHINode &Phi : BB->phis())
+      if (isVaried(&Phi)) {
+        auto *TP = PHINode::Create(Phi.getType(), Phi.getNumIncomingValues(),
+                                   Phi.getName() + ".d");
+        TP->insertBefore(BB->getFirstNonPHIIt());
+        markLinear(TP);
+        Tangent[&Phi] = TP;
+        PhiPairs.push_back({&Phi, TP});
+      }
+
+  SmallVector<Instruction *, 64> Work;
+  for (BasicBlock *BB : RPO)
+    for (Instruction &I : *BB)
+      if (!isa<PHINode>(I) && !isLinear(&I))
+        Work.push_back(&I);
+  for (Instruction *I : Work) {
+    if (auto *Ret = dyn_cast<ReturnInst>(I))
+      linearizeReturn(*Ret);
+    else if (isVaried(I) || isa<CallBase>(I))
+      linearizeInstruction(*I);
+    if (Failed)
+      return nullptr;
+  }
+
+  for (auto [Phi, TP] : PhiPairs)
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+      Value *In = Phi->getIncomingValue(K);
+      // Values in unreachable blocks never got tangents; the edge is dead.
+      Value *T = (isVaried(In) && !Tangent.count(In))
+                     ? Constant::getNullValue(In->getType())
+                     : tangentOf(In);
+      TP->addIncoming(T, Phi->getIncomingBlock(K));
+    }
+
+  ++NumJvpFunctions;
+  return J;
+}
+
+void Linearizer::linearizeInstruction(Instruction &I) {
+  if (isa<DbgInfoIntrinsic>(I))
+    return;
+  if (auto *CB = dyn_cast<CallBase>(&I)) {
+    bool AnyVariedArg = llvm::any_of(CB->args(), [&](const Use &U) {
+      return isVaried(U.get());
+    });
+    if (!AnyVariedArg)
+      return; // Inactive call: stays as primal code.
+    if (CB->isInlineAsm())
+      return fail(I, "cannot differentiate inline assembly");
+    Function *Callee = CB->getCalledFunction();
+    if (!Callee)
+      return fail(I, "cannot differentiate an indirect call (function "
+                     "pointer) with an active argument: function pointers "
+                     "are not supported yet");
+    if (const JvpRule *R = findJvpRule(I, D.tli(*I.getFunction())))
+      return applyRule(I, *R);
+    if (!Callee->isDeclaration())
+      return linearizeUserCall(*CB, *Callee);
+    if (isKnownInactiveFunction(Callee->getName()))
+      return;
+    // An external function whose result does not carry a derivative and
+    // that cannot write memory cannot influence the derivative.
+    if (!isDifferentiableType(I.getType()) && Callee->onlyReadsMemory())
+      return;
+    return fail(I, "cannot differentiate a call to '" + displayName(*Callee) +
+                       "': it has no derivative rule and its body is not "
+                       "visible in this translation unit (define it in this "
+                       "file, or use a supported math function)");
+  }
+
+  if (const JvpRule *R = findJvpRule(I, nullptr))
+    return applyRule(I, *R);
+  if (auto DataOps = linearDataOperands(I.getOpcode()))
+    return applyLinearStructure(I, *DataOps);
+  fail(I, Twine("cannot differentiate the instruction '") +
+              I.getOpcodeName() + "' (not supported yet)");
+}
+
+/// A builder whose every instruction is marked linear.
+using LinearBuilder = IRBuilder<ConstantFolder, IRBuilderCallbackInserter>;
+
+struct TangentBuilder : LinearBuilder {
+  TangentBuilder(Instruction *InsertBefore, const Instruction &Primal)
+      : LinearBuilder(InsertBefore->getContext(), ConstantFolder(),
+                      IRBuilderCallbackInserter(markLinear)) {
+    SetInsertPoint(InsertBefore);
+    // Derivative code inherits the user's fast-math choices for this
+    // operation.
+    if (auto *FPOp = dyn_cast<FPMathOperator>(&Primal))
+      setFastMathFlags(FPOp->getFastMathFlags());
+  }
+};
+
+void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
+  ++NumTangentInsts;
+  Instruction *Next = I.getNextNode();
+  IRBuilder<> CoefB(Next);
+  if (auto *FPOp = dyn_cast<FPMathOperator>(&I))
+    CoefB.setFastMathFlags(FPOp->getFastMathFlags());
+  TangentBuilder LinB(Next, I);
+  PartialBuilder Builder(CoefB, I);
+
+  unsigned NumArgs = isa<CallBase>(I) ? cast<CallBase>(I).arg_size()
+                                      : I.getNumOperands();
+  Value *Sum = nullptr;
+  for (unsigned K = 0; K < NumArgs; ++K) {
+    Value *Arg = Builder.x(K);
+    if (!isVaried(Arg))
+      continue;
+    if (K >= MaxRuleArgs || !R.Partials[K])
+      return fail(I, Twine("no derivative rule for argument ") + Twine(K + 1) +
+                         " of '" + R.Name + "'");
+    Partial P = R.Partials[K](Builder);
+    Value *DX = tangentOf(Arg);
+    Value *Term = nullptr;
+    switch (P.K) {
+    case Partial::Zero:
+      continue;
+    case Partial::One:
+    case Partial::MinusOne:
+      Term = DX;
+      break;
+    case Partial::Times:
+      Term = LinB.CreateFMul(P.Coef, DX);
+      break;
+    case Partial::Over:
+      Term = LinB.CreateFDiv(DX, P.Coef);
+      break;
+    case Partial::When:
+      Term = LinB.CreateSelect(P.Coef, DX, Constant::getNullValue(DX->getType()));
+      break;
+    }
+    bool Negate = P.K == Partial::MinusOne;
+    if (!Sum)
+      Sum = Negate ? LinB.CreateFNeg(Term) : Term;
+    else
+      Sum = Negate ? LinB.CreateFSub(Sum, Term) : LinB.CreateFAdd(Sum, Term);
+  }
+  Tangent[&I] = Sum ? Sum : Constant::getNullValue(I.getType());
+}
+
+void Linearizer::applyLinearStructure(Instruction &I,
+                                      ArrayRef<unsigned> DataOps) {
+  ++NumTangentInsts;
+  Instruction *T = I.clone();
+  for (unsigned Op : DataOps)
+    T->setOperand(Op, tangentOf(I.getOperand(Op)));
+  T->setName(I.getName() + ".d");
+  T->insertAfter(&I);
+  markLinear(T);
+  Tangent[&I] = T;
+}
+
+void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
+  if (CB.getFunctionType() != Callee.getFunctionType() ||
+      Callee.isVarArg())
+    return fail(CB, "cannot differentiate a call of '" +
+                        displayName(Callee) +
+                        "' through a mismatched or variadic prototype");
+  if (!isDifferentiableType(CB.getType()))
+    return; // Without memory (not supported yet) it cannot affect the result.
+
+  SmallVector<ArgRole, 8> Roles;
+  for (Use &U : CB.args())
+    Roles.push_back(isVaried(U.get()) && isDifferentiableType(U->getType())
+                        ? ArgRole::Active
+                        : ArgRole::Const);
+  Activity CalleeAct(Roles);
+  Function *CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+  if (!CalleeJvp) {
+    Failed = true;
+    return;
+  }
+  ++NumTangentInsts;
+  SmallVector<Value *, 8> Args(CB.args());
+  for (Use &U : CB.args())
+    if (CalleeAct.isActive(U.getOperandNo()))
+      Args.push_back(tangentOf(U.get()));
+  IRBuilder<> B(&CB);
+  CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
+  Mixed->setDebugLoc(CB.getDebugLoc());
+  Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
+  auto *DY = cast<Instruction>(B.CreateExtractValue(Mixed, 1, CB.getName() + ".d"));
+  markLinear(DY);
+  CB.replaceAllUsesWith(Y);
+  Varied.insert(Y);
+  Tangent[Y] = DY;
+  CB.eraseFromParent();
+}
+
+void Linearizer::linearizeReturn(ReturnInst &Ret) {
+  Value *RV = Ret.getReturnValue();
+  if (!RV || !isDifferentiableType(RV->getType()))
+    return;
+  Type *PairTy = jvpReturnType(RV->getType());
+  // Built directly, not through a constant folder: unpackJvpReturn relies on
+  // the two insertvalue instructions being there.
+  auto *WithPrimal = InsertValueInst::Create(PoisonValue::get(PairTy), RV, {0});
+  WithPrimal->insertBefore(&Ret);
+  auto *WithTangent = InsertValueInst::Create(WithPrimal, tangentOf(RV), {1});
+  WithTangent->insertBefore(&Ret);
+  markLinear(WithTangent);
+  Ret.setOperand(0, WithTangent);
+}
+
+Function *linearize(Function &Src, Function &Primal, const Activity &A,
+                    Differentiator &D) {
+  Linearizer L(Src, Primal, A, D);
+  return L.run();
+}
+
+} // namespace ad

@@ -1,0 +1,35 @@
+//===- Linearize.h - forward mode: f -> f.jvp -------------------*- C++ -*-===//
+//
+// Stage 1 of YOLO: f.jvp(x..., dx...) -> {y, dy} computes f and its JVP in
+// one pass over f's CFG. Instructions that are linear in the tangents are
+// marked !ad.linear; everything else (f's own code and the coefficients of
+// the rules, e.g. cos(x)) is non-linear. A call of a user function g becomes
+// a call of g.jvp, which Unzip later splits into g.fwd and g.lin.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_LINEARIZE_H
+#define ADPASS_LINEARIZE_H
+
+#include "Activity.h"
+#include "llvm/IR/Instructions.h"
+
+namespace ad {
+
+class Differentiator;
+
+/// Builds the JVP of \p Primal for activity \p A from \p Src, a prepared
+/// copy of Primal's body (PrepareSource.h). Returns null after reporting.
+llvm::Function *linearize(llvm::Function &Src, llvm::Function &Primal,
+                          const Activity &A, Differentiator &D);
+
+/// The type f.jvp returns: {T, T} for a differentiable result T, otherwise
+/// f's own return type (no tangent to return).
+llvm::Type *jvpReturnType(llvm::Type *PrimalRet);
+
+/// The primal result and tangent returned by \p Ret, a return of a JVP
+/// function (either may be null: void function, or no tangent).
+std::pair<llvm::Value *, llvm::Value *> unpackJvpReturn(llvm::ReturnInst &Ret);
+
+} // namespace ad
+
+#endif

@@ -1,0 +1,421 @@
+//===- MarkerLowering.cpp - __ad_gradient / __ad_derivative calls ---------===//
+#include "MarkerLowering.h"
+#include "DerivedFunctions.h"
+#include "Differentiator.h"
+#include "Linearize.h"
+
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Utils/Local.h"
+
+#define DEBUG_TYPE "ad"
+
+using namespace llvm;
+
+STATISTIC(NumGradients, "Number of __ad_gradient requests lowered");
+STATISTIC(NumDerivatives, "Number of __ad_derivative requests lowered");
+
+namespace ad {
+
+static constexpr StringLiteral GradientPrefix = "__ad_gradient";
+static constexpr StringLiteral DerivativePrefix = "__ad_derivative";
+static constexpr StringLiteral ConstTag = "__ad_const_tag";
+static constexpr StringLiteral DupTag = "__ad_dup_tag";
+
+static bool isMarker(const Function &F) {
+  return F.isDeclaration() && (F.getName().starts_with(GradientPrefix) ||
+                               F.getName().starts_with(DerivativePrefix));
+}
+
+SmallVector<CallBase *, 8> findMarkers(Module &M) {
+  // In program order, so that diagnostics come out in source order.
+  SmallVector<CallBase *, 8> Markers;
+  for (Function &F : M)
+    for (Instruction &I : instructions(F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (Function *Callee = CB->getCalledFunction(); Callee && isMarker(*Callee))
+          Markers.push_back(CB);
+  return Markers;
+}
+
+/// How a C programmer would name an IR type in a message.
+static std::string cTypeName(Type *T) {
+  if (T->isDoubleTy())
+    return "double";
+  if (T->isFloatTy())
+    return "float";
+  if (T->isX86_FP80Ty() || T->isFP128Ty())
+    return "long double";
+  if (T->isIntegerTy(1))
+    return "_Bool";
+  if (T->isIntegerTy(8))
+    return "char";
+  if (T->isIntegerTy(16))
+    return "short";
+  if (T->isIntegerTy(32))
+    return "int";
+  if (T->isIntegerTy(64))
+    return "long";
+  if (T->isPointerTy())
+    return "a pointer";
+  if (T->isVoidTy())
+    return "void";
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << *T;
+  return S;
+}
+
+static std::optional<StringRef> tagOf(Value *V) {
+  if (auto *GV = dyn_cast<GlobalValue>(V->stripPointerCasts()))
+    if (GV->getName() == ConstTag || GV->getName() == DupTag)
+      return GV->getName();
+  return std::nullopt;
+}
+
+namespace {
+
+/// Walks the marker's variadic arguments.
+class ArgumentDecoder {
+public:
+  ArgumentDecoder(CallBase &Marker, unsigned First, Diagnostics &Diags,
+                  StringRef MarkerName, StringRef FnName)
+      : Marker(Marker), Next(First), Diags(Diags), MarkerName(MarkerName),
+        FnName(FnName) {}
+
+  bool atEnd() const { return Next >= Marker.arg_size(); }
+  std::optional<StringRef> peekTag() const {
+    return atEnd() ? std::nullopt : tagOf(Marker.getArgOperand(Next));
+  }
+  void skip() { ++Next; }
+
+  /// The next argument converted to \p ParamTy (undoing C's default
+  /// promotions), or null after reporting.
+  Value *take(Type *ParamTy, unsigned ParamNo, const char *What) {
+    if (atEnd()) {
+      Diags.errorAtRequest(MarkerName + ": too few arguments: '" + FnName +
+                           "' has more parameters (missing " + What +
+                           " for parameter " + Twine(ParamNo + 1) + ")");
+      return nullptr;
+    }
+    Value *V = Marker.getArgOperand(Next++);
+    Type *T = V->getType();
+    if (T == ParamTy)
+      return V;
+    IRBuilder<> B(&Marker);
+    if (T->isFloatingPointTy() && ParamTy->isFloatingPointTy())
+      return B.CreateFPCast(V, ParamTy);
+    if (T->isIntegerTy() && ParamTy->isIntegerTy())
+      return B.CreateSExtOrTrunc(V, ParamTy);
+    std::string Hint;
+    if (T->isIntegerTy() && ParamTy->isFloatingPointTy())
+      Hint = " (an integer literal such as 2 is passed as an int: write 2.0)";
+    Diags.errorAtRequest(MarkerName + ": " + What + " for parameter " +
+                         Twine(ParamNo + 1) + " of '" + FnName +
+                         "' must be " + cTypeName(ParamTy) + ", but " +
+                         cTypeName(T) + " was passed" + Hint);
+    return nullptr;
+  }
+
+private:
+  CallBase &Marker;
+  unsigned Next;
+  Diagnostics &Diags;
+  std::string MarkerName, FnName;
+};
+
+} // namespace
+
+static bool hasSRet(const CallBase &CB) {
+  return CB.arg_size() > 0 && CB.paramHasAttr(0, Attribute::StructRet);
+}
+
+std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags) {
+  Request R;
+  R.Marker = &Marker;
+  StringRef MarkerName = Marker.getCalledFunction()->getName();
+  R.Reverse = MarkerName.starts_with(GradientPrefix);
+  unsigned FnIdx = hasSRet(Marker) ? 1 : 0;
+  if (Marker.arg_size() <= FnIdx) {
+    Diags.errorAtRequest(MarkerName + ": the first argument must be the "
+                                      "function to differentiate");
+    return std::nullopt;
+  }
+  Value *FnV = Marker.getArgOperand(FnIdx)->stripPointerCasts();
+  if (auto *GA = dyn_cast<GlobalAlias>(FnV))
+    FnV = GA->getAliaseeObject();
+  R.Fn = dyn_cast<Function>(FnV);
+  if (!R.Fn) {
+    Diags.errorAtRequest(MarkerName + ": the first argument must name a "
+                                      "function (not a variable or function "
+                                      "pointer computed at run time)");
+    return std::nullopt;
+  }
+  std::string FnName = displayName(*R.Fn);
+  if (R.Fn->isDeclaration()) {
+    Diags.errorAtRequest(MarkerName + ": cannot differentiate '" + FnName +
+                         "': its body is not visible in this translation "
+                         "unit (define it in this file)");
+    return std::nullopt;
+  }
+  if (R.Fn->isVarArg()) {
+    Diags.errorAtRequest(MarkerName + ": cannot differentiate the variadic "
+                                      "function '" + FnName + "'");
+    return std::nullopt;
+  }
+
+  ArgumentDecoder Dec(Marker, FnIdx + 1, Diags, MarkerName, FnName);
+  SmallVector<ArgRole, 8> Roles;
+  for (Argument &P : R.Fn->args()) {
+    Type *PT = P.getType();
+    unsigned No = P.getArgNo();
+    std::optional<StringRef> Tag = Dec.peekTag();
+    if (Tag)
+      Dec.skip();
+    if (Tag == DupTag || (!Tag && PT->isPointerTy())) {
+      Diags.errorAtRequest(MarkerName + ": parameter " + Twine(No + 1) +
+                           " of '" + FnName + "' is a pointer; pointer "
+                           "arguments with shadows are not supported yet "
+                           "(pass it as AD_CONST if its memory carries no "
+                           "derivative)");
+      return std::nullopt;
+    }
+    bool Active = !Tag && isDifferentiableType(PT);
+    if (!Active && !Tag && !PT->isIntegerTy()) {
+      Diags.errorAtRequest(MarkerName + ": parameter " + Twine(No + 1) +
+                           " of '" + FnName + "' has type " + cTypeName(PT) +
+                           ", which cannot be differentiated (mark it "
+                           "AD_CONST)");
+      return std::nullopt;
+    }
+    Value *V = Dec.take(PT, No, "the value");
+    if (!V)
+      return std::nullopt;
+    R.Args.push_back(V);
+    Roles.push_back(Active ? ArgRole::Active : ArgRole::Const);
+    if (Active && !R.Reverse) {
+      Value *T = Dec.take(PT, No, "the tangent");
+      if (!T)
+        return std::nullopt;
+      R.Tangents.push_back(T);
+    }
+  }
+  if (!Dec.atEnd()) {
+    Diags.errorAtRequest(MarkerName + ": too many arguments: '" + FnName +
+                         "' takes " + Twine(R.Fn->arg_size()) +
+                         " parameter(s)" +
+                         (R.Reverse ? "" : ", each active one followed by "
+                                           "its tangent"));
+    return std::nullopt;
+  }
+  R.Act = Activity(std::move(Roles));
+  return R;
+}
+
+/// Scalar leaves of \p T with their byte offsets: two types with the same
+/// leaves have the same memory image, which is what C's ABI coercions
+/// ({float, float, float} returned as {<2 x float>, float}) preserve.
+static void flattenLeaves(Type *T, uint64_t Offset, const DataLayout &DL,
+                          SmallVectorImpl<std::pair<uint64_t, Type *>> &Out) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    const StructLayout *SL = DL.getStructLayout(ST);
+    for (unsigned K = 0; K < ST->getNumElements(); ++K)
+      flattenLeaves(ST->getElementType(K), Offset + SL->getElementOffset(K), DL, Out);
+  } else if (auto *AT = dyn_cast<ArrayType>(T)) {
+    uint64_t Size = DL.getTypeAllocSize(AT->getElementType());
+    for (uint64_t K = 0; K < AT->getNumElements(); ++K)
+      flattenLeaves(AT->getElementType(), Offset + K * Size, DL, Out);
+  } else if (auto *VT = dyn_cast<FixedVectorType>(T)) {
+    uint64_t Size = DL.getTypeAllocSize(VT->getElementType());
+    for (unsigned K = 0; K < VT->getNumElements(); ++K)
+      flattenLeaves(VT->getElementType(), Offset + K * Size, DL, Out);
+  } else {
+    Out.push_back({Offset, T});
+  }
+}
+
+static std::string describeFields(ArrayRef<Type *> Tys) {
+  std::string S = "{";
+  for (Type *T : Tys)
+    S += (S.size() > 1 ? ", " : "") + cTypeName(T);
+  return S + "}";
+}
+
+/// The type the marker hands back: its return type, or its sret pointee.
+static Type *markerResultType(CallBase &Marker) {
+  return hasSRet(Marker) ? Marker.getParamStructRetType(0) : Marker.getType();
+}
+
+/// The derivative is one value per active argument (reverse mode) or the
+/// output tangent (forward mode), of types \p Tys. Checks that the marker
+/// was declared to return something with that memory image, before any code
+/// is generated. False after reporting.
+static bool checkResultType(CallBase &Marker, ArrayRef<Type *> Tys,
+                            Diagnostics &Diags) {
+  Type *Target = markerResultType(Marker);
+  if (Target->isVoidTy() || Tys.empty())
+    return true;
+  if (Tys.size() == 1 && Target->isFloatingPointTy() &&
+      (Tys[0] == Target || (Tys[0]->isFloatTy() && Target->isDoubleTy())))
+    return true;
+  const DataLayout &DL = Marker.getModule()->getDataLayout();
+  SmallVector<std::pair<uint64_t, Type *>, 8> Want, Have;
+  flattenLeaves(StructType::get(Marker.getContext(), Tys), 0, DL, Want);
+  flattenLeaves(Target, 0, DL, Have);
+  if (Want == Have)
+    return true;
+  Diags.errorAtRequest(
+      Marker.getCalledFunction()->getName() + " is declared to return " +
+      (Target->isStructTy() ? "a struct " + describeFields(cast<StructType>(Target)->elements())
+                            : cTypeName(Target)) +
+      ", which does not match the derivative: it must return " +
+      (Tys.size() == 1 ? cTypeName(Tys[0])
+                       : "a struct with one field per active argument, in "
+                         "order: " + describeFields(Tys)));
+  return false;
+}
+
+/// Makes the marker's result from \p Values (types already checked) and
+/// replaces its uses.
+static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
+  Type *Target = markerResultType(Marker);
+  if (Target->isVoidTy())
+    return;
+  if (Values.empty()) {
+    // Nothing is active: the derivative is an empty tuple. Give zeros.
+    Marker.replaceAllUsesWith(Constant::getNullValue(Marker.getType()));
+    return;
+  }
+  IRBuilder<> B(&Marker);
+  if (Values.size() == 1 && Target->isFloatingPointTy()) {
+    Marker.replaceAllUsesWith(B.CreateFPExt(Values[0], Target));
+    return;
+  }
+  SmallVector<Type *, 8> FieldTys;
+  for (Value *V : Values)
+    FieldTys.push_back(V->getType());
+  StructType *CLayout = StructType::get(Marker.getContext(), FieldTys);
+  AllocaInst *Slot = B.CreateAlloca(CLayout, nullptr, "ad.result");
+  for (unsigned K = 0; K < Values.size(); ++K)
+    B.CreateStore(Values[K], B.CreateStructGEP(CLayout, Slot, K));
+  if (hasSRet(Marker))
+    B.CreateMemCpy(Marker.getArgOperand(0), MaybeAlign(), Slot, MaybeAlign(),
+                   Marker.getModule()->getDataLayout().getTypeStoreSize(CLayout));
+  else
+    Marker.replaceAllUsesWith(B.CreateLoad(Target, Slot));
+}
+
+static bool lowerGradient(Request &R, Differentiator &D) {
+  SmallVector<Type *, 8> GradTys;
+  for (Argument &A : R.Fn->args())
+    if (R.Act.isActive(A.getArgNo()))
+      GradTys.push_back(A.getType());
+  if (!checkResultType(*R.Marker, GradTys, D.diags()))
+    return false;
+  auto G = D.getGradient(*R.Fn, R.Act, R.Marker);
+  if (!G)
+    return false;
+  auto &[U, Rev] = *G;
+  CallBase &Marker = *R.Marker;
+  Function &Caller = *Marker.getFunction();
+  IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
+  AllocaInst *Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
+
+  IRBuilder<> B(&Marker);
+  SmallVector<Value *, 8> FwdArgs(R.Args);
+  FwdArgs.push_back(Tape);
+  B.CreateLifetimeStart(Tape);
+  B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
+  SmallVector<Value *, 2> RevArgs{Tape};
+  if (Rev->arg_size() > 1)
+    RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
+  CallInst *Cts = B.CreateCall(Rev, RevArgs);
+  Cts->setDebugLoc(Marker.getDebugLoc());
+  B.CreateLifetimeEnd(Tape);
+
+  SmallVector<Value *, 8> Grads;
+  for (unsigned K = 0; K < GradTys.size(); ++K)
+    Grads.push_back(GradTys.size() == 1 ? static_cast<Value *>(Cts)
+                                        : B.CreateExtractValue(Cts, K));
+  emitResult(Marker, Grads);
+  ++NumGradients;
+  return true;
+}
+
+static bool lowerDerivative(Request &R, Differentiator &D) {
+  Type *RetTy = R.Fn->getReturnType();
+  bool HasTangent = isDifferentiableType(RetTy);
+  if (!HasTangent && !markerResultType(*R.Marker)->isVoidTy()) {
+    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() +
+                             ": '" + displayName(*R.Fn) +
+                             "' returns no float/double value, so there is "
+                             "no tangent to return (declare a void variant)");
+    return false;
+  }
+  SmallVector<Type *, 1> OutTys;
+  if (HasTangent)
+    OutTys.push_back(RetTy);
+  if (!checkResultType(*R.Marker, OutTys, D.diags()))
+    return false;
+  Function *Jvp = D.getJvp(*R.Fn, R.Act, R.Marker);
+  if (!Jvp)
+    return false;
+  IRBuilder<> B(R.Marker);
+  SmallVector<Value *, 8> Args(R.Args);
+  Args.append(R.Tangents.begin(), R.Tangents.end());
+  CallInst *Call = B.CreateCall(Jvp, Args);
+  Call->setDebugLoc(R.Marker->getDebugLoc());
+  SmallVector<Value *, 1> Out;
+  if (HasTangent)
+    Out.push_back(B.CreateExtractValue(Call, 1));
+  emitResult(*R.Marker, Out);
+  ++NumDerivatives;
+  return true;
+}
+
+/// Generated functions nobody calls (f.lin once f.rev exists, JVPs used
+/// only to build other functions) are dropped before code generation.
+static void eraseUnusedGenerated(Module &M) {
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Function &F : make_early_inc_range(M))
+      if (getDerivedInfo(F) && F.use_empty()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+  }
+}
+
+bool lowerMarkers(Module &M, Differentiator &D) {
+  SmallVector<CallBase *, 8> Markers = findMarkers(M);
+  if (Markers.empty())
+    return false;
+  for (CallBase *Marker : Markers) {
+    if (auto *II = dyn_cast<InvokeInst>(Marker))
+      Marker = changeToCall(II);
+    D.diags().setRequest(Marker);
+    D.beginRequest();
+    std::optional<Request> R = parseRequest(*Marker, D.diags());
+    bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
+    D.endRequest(Ok);
+    if (!Ok && !Marker->getType()->isVoidTy())
+      Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
+    Marker->eraseFromParent();
+  }
+  D.diags().setRequest(nullptr);
+  // The markers' declarations and the activity tags are gone from the code.
+  for (Function &F : make_early_inc_range(M))
+    if (isMarker(F) && F.use_empty())
+      F.eraseFromParent();
+  for (StringRef Tag : {ConstTag, DupTag})
+    if (GlobalVariable *GV = M.getNamedGlobal(Tag); GV && GV->use_empty())
+      GV->eraseFromParent();
+  eraseUnusedGenerated(M);
+  return true;
+}
+
+} // namespace ad

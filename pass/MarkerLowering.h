@@ -1,0 +1,45 @@
+//===- MarkerLowering.h - __ad_gradient / __ad_derivative calls -*- C++ -*-===//
+//
+// A call of any function whose name starts with __ad_gradient (reverse mode)
+// or __ad_derivative (forward mode) is a request (API.md). Lowering decodes
+// its variadic argument list against the parameters of the function to
+// differentiate (activity tags, default promotions, tangents), builds the
+// derived functions and replaces the marker by calls of them, packing the
+// result in whatever type the marker was declared to return.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_MARKERLOWERING_H
+#define ADPASS_MARKERLOWERING_H
+
+#include "Activity.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Module.h"
+
+namespace ad {
+
+class Differentiator;
+class Diagnostics;
+
+struct Request {
+  llvm::CallBase *Marker = nullptr;
+  bool Reverse = true;            ///< __ad_gradient (else __ad_derivative)
+  llvm::Function *Fn = nullptr;
+  Activity Act;
+  llvm::SmallVector<llvm::Value *, 8> Args;     ///< one per parameter of Fn
+  llvm::SmallVector<llvm::Value *, 8> Tangents; ///< forward: per active param
+};
+
+/// The marker calls of \p M, in a stable order.
+llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
+
+/// Decodes \p Marker; null after reporting what is wrong with it.
+std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags);
+
+/// Replaces every marker of \p M by derivative code. Markers that cannot be
+/// lowered are reported and removed, so no invalid IR is left behind.
+/// Returns true if the module changed.
+bool lowerMarkers(llvm::Module &M, Differentiator &D);
+
+} // namespace ad
+
+#endif

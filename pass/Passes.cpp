@@ -1,0 +1,83 @@
+//===- Passes.cpp - the passes ADPass registers ---------------------------===//
+#include "Passes.h"
+#include "DerivedFunctions.h"
+#include "Differentiator.h"
+#include "LinearityVerifier.h"
+#include "MarkerLowering.h"
+
+#include "llvm/Passes/PassBuilder.h"
+
+using namespace llvm;
+
+namespace ad {
+
+PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  Diagnostics Diags(M.getContext());
+  Differentiator D(M, MAM, Diags);
+  if (!lowerMarkers(M, D))
+    return PreservedAnalyses::all();
+  if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
+    // Differentiate optimised code, then optimise the derivative (DESIGN §5):
+    // OptimizerEarly comes after the inliner, so run it once more.
+    MAM.invalidate(M, PreservedAnalyses::none());
+    ModulePassManager MPM;
+    MPM.addPass(PB->buildInlinerPipeline(Level, ThinOrFullLTOPhase::None));
+    MPM.run(M, MAM);
+  }
+  return PreservedAnalyses::none();
+}
+
+/// The functions of \p M derived with kind \p K (a snapshot: stages add
+/// functions while running).
+static SmallVector<Function *, 8> derivedOfKind(Module &M, DerivedKind K) {
+  SmallVector<Function *, 8> Out;
+  for (Function &F : M)
+    if (auto Info = getDerivedInfo(F); Info && Info->Kind == K)
+      Out.push_back(&F);
+  return Out;
+}
+
+PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  Diagnostics Diags(M.getContext());
+  Differentiator D(M, MAM, Diags);
+  for (CallBase *Marker : findMarkers(M)) {
+    Diags.setRequest(Marker);
+    if (std::optional<Request> R = parseRequest(*Marker, Diags)) {
+      D.beginRequest();
+      D.endRequest(D.getJvp(*R->Fn, R->Act, Marker) != nullptr);
+    }
+  }
+  return PreservedAnalyses::none();
+}
+
+PreservedAnalyses ADUnzipPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  Diagnostics Diags(M.getContext());
+  Differentiator D(M, MAM, Diags);
+  for (Function *Jvp : derivedOfKind(M, DerivedKind::Jvp)) {
+    D.beginRequest();
+    D.endRequest(D.getUnzipped(*Jvp).has_value());
+  }
+  return PreservedAnalyses::none();
+}
+
+PreservedAnalyses ADTransposePass::run(Module &M, ModuleAnalysisManager &MAM) {
+  Diagnostics Diags(M.getContext());
+  Differentiator D(M, MAM, Diags);
+  for (Function *Lin : derivedOfKind(M, DerivedKind::Lin)) {
+    D.beginRequest();
+    D.endRequest(D.getRev(*Lin) != nullptr);
+  }
+  return PreservedAnalyses::none();
+}
+
+PreservedAnalyses ADVerifyPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  Diagnostics Diags(M.getContext());
+  for (Function &F : M) {
+    std::string Msg;
+    if (!verifyLinearFunction(F, Msg))
+      Diags.internalError(nullptr, "ad-verify: '" + F.getName() + "': " + Msg);
+  }
+  return PreservedAnalyses::all();
+}
+
+} // namespace ad

@@ -1,0 +1,47 @@
+//===- Plugin.cpp - registers ADPass with clang and opt -------------------===//
+//
+// clang -fpass-plugin=libADPass.so: the markers are lowered at the
+// OptimizerEarly extension point (after inlining and scalar simplification,
+// before vectorisation), which the O0 pipeline also runs, so requests work
+// at every optimisation level.
+// opt -load-pass-plugin=libADPass.so -passes=ad|ad-jvp|ad-unzip|...: the
+// stages one at a time, for tests and inspection.
+//
+//===----------------------------------------------------------------------===//
+#include "LLVMCompat.h"
+#include "Passes.h"
+
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+
+using namespace llvm;
+
+static bool parseModulePass(StringRef Name, ModulePassManager &MPM,
+                            ArrayRef<PassBuilder::PipelineElement>) {
+  if (Name == "ad")
+    MPM.addPass(ad::ADLowerPass());
+  else if (Name == "ad-jvp")
+    MPM.addPass(ad::ADJvpPass());
+  else if (Name == "ad-unzip")
+    MPM.addPass(ad::ADUnzipPass());
+  else if (Name == "ad-transpose")
+    MPM.addPass(ad::ADTransposePass());
+  else if (Name == "ad-verify")
+    MPM.addPass(ad::ADVerifyPass());
+  else
+    return false;
+  return true;
+}
+
+static void registerCallbacks(PassBuilder &PB) {
+  PB.registerPipelineParsingCallback(parseModulePass);
+  PB.registerOptimizerEarlyEPCallback(
+      ad::adaptOptimizerEarlyCallback([&PB](ModulePassManager &MPM,
+                                            OptimizationLevel Level) {
+        MPM.addPass(ad::ADLowerPass(&PB, Level));
+      }));
+}
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "ADPass", "0.1", registerCallbacks};
+}

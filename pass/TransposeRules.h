@@ -1,0 +1,57 @@
+//===- TransposeRules.h - transposes of the linear primitives ---*- C++ -*-===//
+//
+// Only linear primitives need a transpose (YOLO §7): the rule for a linear
+// instruction y = L(a, b) adds L^T(ct_y) to the cotangents of its linear
+// operands. Non-linear operands (coefficients read from the tape) are
+// constants of the linear map.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_TRANSPOSERULES_H
+#define ADPASS_TRANSPOSERULES_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace ad {
+
+/// What a transpose rule sees of one linear instruction.
+class TransposeBuilder {
+public:
+  TransposeBuilder(llvm::IRBuilderBase &B, llvm::Instruction &I,
+                   llvm::Value *Ct,
+                   llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue,
+                   llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)>
+                       Accumulate)
+      : B(B), I(I), Ct(Ct), RevValue(RevValue), Accumulate(Accumulate) {}
+
+  llvm::IRBuilderBase &b() { return B; }
+  /// Cotangent of the instruction's result.
+  llvm::Value *ct() const { return Ct; }
+  /// Operand \p K, for a non-linear (coefficient) operand, as f.rev sees it.
+  llvm::Value *op(unsigned K) { return RevValue(I.getOperand(K)); }
+  /// Index of the single linear operand of fmul.
+  unsigned linearOperand() const;
+  llvm::Value *zeroLike(llvm::Value *V) {
+    return llvm::Constant::getNullValue(V->getType());
+  }
+  /// ct(operand K) += C  /  ct(operand K) -= C. Constant operands are
+  /// linear zeros and receive nothing.
+  void add(unsigned K, llvm::Value *C) { Accumulate(I.getOperand(K), C, false); }
+  void sub(unsigned K, llvm::Value *C) { Accumulate(I.getOperand(K), C, true); }
+
+private:
+  llvm::IRBuilderBase &B;
+  llvm::Instruction &I;
+  llvm::Value *Ct;
+  llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue;
+  llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate;
+};
+
+using TransposeRule = void (*)(llvm::Instruction &I, TransposeBuilder &T);
+
+/// The transpose rule of the linear instruction \p I, or null.
+TransposeRule findTransposeRule(const llvm::Instruction &I);
+
+} // namespace ad
+
+#endif

@@ -1,0 +1,399 @@
+//===- Unzip.cpp - f.jvp -> f.fwd + %f.tape + f.lin -----------------------===//
+#include "Unzip.h"
+#include "DerivedFunctions.h"
+#include "Linearity.h"
+#include "Linearize.h"
+
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#define DEBUG_TYPE "ad-unzip"
+
+using namespace llvm;
+
+STATISTIC(NumUnzipped, "Number of JVP functions unzipped");
+STATISTIC(NumResiduals, "Number of residuals saved on tapes");
+
+namespace ad {
+
+SmallVector<BasicBlock *, 4> predecessorsInLayoutOrder(BasicBlock &BB) {
+  SmallPtrSet<BasicBlock *, 4> Preds(pred_begin(&BB), pred_end(&BB));
+  SmallVector<BasicBlock *, 4> Ordered;
+  for (BasicBlock &Candidate : *BB.getParent())
+    if (Preds.count(&Candidate))
+      Ordered.push_back(&Candidate);
+  return Ordered;
+}
+
+static Type *predIndexType(LLVMContext &Ctx, unsigned NumPreds) {
+  return NumPreds <= 256 ? Type::getInt8Ty(Ctx) : Type::getInt32Ty(Ctx);
+}
+
+/// A call of a generated JVP: it computes primal and tangent at once and is
+/// split by unzipping.
+static Function *mixedCallee(const Instruction &I) {
+  auto *CB = dyn_cast<CallBase>(&I);
+  Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  if (!Callee)
+    return nullptr;
+  auto Info = getDerivedInfo(*Callee);
+  return Info && Info->Kind == DerivedKind::Jvp ? Callee : nullptr;
+}
+
+namespace {
+
+/// Where everything lives in %f.tape.
+struct TapeLayout {
+  SmallVector<Type *, 16> Fields;
+  MapVector<Value *, unsigned> Residuals;      // Jvp value -> field
+  DenseMap<BasicBlock *, unsigned> PredIndex;  // Jvp merge block -> field
+  DenseMap<CallBase *, unsigned> CalleeTapes;  // mixed call -> field
+  DenseMap<CallBase *, Unzipped> Callees;
+
+  unsigned add(Type *T) {
+    Fields.push_back(T);
+    return Fields.size() - 1;
+  }
+};
+
+class Unzipper {
+public:
+  Unzipper(Function &Jvp, Differentiator &D) : Jvp(Jvp), D(D) {}
+  std::optional<Unzipped> run();
+
+private:
+  bool planTape();
+  Function *buildFwd();
+  Function *buildLin();
+  Value *tapeField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
+
+  Function &Jvp;
+  Differentiator &D;
+  DerivedInfo Info{};
+  TapeLayout Layout;
+  StructType *TapeTy = nullptr;
+  SmallPtrSet<Instruction *, 2> ReturnPacking; // the {y, dy} insertvalues
+};
+
+} // namespace
+
+Value *Unzipper::tapeField(IRBuilderBase &B, Value *TapePtr, unsigned Field) {
+  return B.CreateStructGEP(TapeTy, TapePtr, Field);
+}
+
+bool Unzipper::planTape() {
+  for (BasicBlock &BB : Jvp)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      if (auto [Y, DY] = unpackJvpReturn(*Ret); DY) {
+        auto *WithTangent = cast<Instruction>(Ret->getReturnValue());
+        ReturnPacking.insert(WithTangent);
+        ReturnPacking.insert(cast<Instruction>(WithTangent->getOperand(0)));
+      }
+
+  auto NoteResidual = [&](Value *V) {
+    if ((isa<Instruction>(V) || isa<Argument>(V)) && !isLinear(V) &&
+        !Layout.Residuals.count(V))
+      Layout.Residuals[V] = Layout.add(V->getType());
+  };
+  for (BasicBlock &BB : Jvp) {
+    if (predecessorsInLayoutOrder(BB).size() > 1)
+      Layout.PredIndex[&BB] = Layout.add(
+          predIndexType(Jvp.getContext(), predecessorsInLayoutOrder(BB).size()));
+    for (Instruction &I : BB) {
+      if (ReturnPacking.count(&I))
+        continue;
+      if (Function *Callee = mixedCallee(I)) {
+        std::optional<Unzipped> U = D.getUnzipped(*Callee);
+        if (!U)
+          return false;
+        auto *CB = cast<CallBase>(&I);
+        Layout.Callees[CB] = *U;
+        Layout.CalleeTapes[CB] = Layout.add(U->Tape);
+        continue;
+      }
+      if (isLinear(&I)) {
+        for (Value *Op : I.operands())
+          NoteResidual(Op);
+        continue;
+      }
+      if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional())
+        NoteResidual(Br->getCondition());
+      else if (auto *Sw = dyn_cast<SwitchInst>(&I))
+        NoteResidual(Sw->getCondition());
+      else if (I.isTerminator() && !isa<ReturnInst>(I) &&
+               !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
+        D.diags().errorAt(I, Twine("cannot differentiate through the "
+                                   "terminator '") +
+                                 I.getOpcodeName() + "' (not supported yet)");
+        return false;
+      }
+    }
+  }
+  NumResiduals += Layout.Residuals.size();
+  TapeTy = StructType::create(Jvp.getContext(), Layout.Fields,
+                              derivedName(*Info.Primal, "tape", Info.Act));
+  return true;
+}
+
+Function *Unzipper::buildFwd() {
+  Function &Primal = *Info.Primal;
+  SmallVector<Type *, 8> Params(Primal.getFunctionType()->params());
+  Params.push_back(PointerType::getUnqual(Jvp.getContext()));
+  auto *FT = FunctionType::get(Primal.getReturnType(), Params, false);
+  Function *Fwd = Function::Create(FT, GlobalValue::InternalLinkage,
+                                   derivedName(Primal, "fwd", Info.Act),
+                                   Jvp.getParent());
+  Argument *TapePtr = Fwd->getArg(Primal.arg_size());
+  TapePtr->setName("tape");
+
+  ValueToValueMapTy VMap;
+  for (Argument &A : Jvp.args())
+    VMap[&A] = A.getArgNo() < Primal.arg_size()
+                   ? static_cast<Value *>(Fwd->getArg(A.getArgNo()))
+                   : PoisonValue::get(A.getType());
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
+                    Returns);
+  AttributeList Old = Fwd->getAttributes();
+  SmallVector<AttributeSet, 8> ParamAttrs;
+  for (unsigned I = 0; I < Primal.arg_size(); ++I)
+    ParamAttrs.push_back(Old.getParamAttrs(I));
+  ParamAttrs.push_back(AttributeSet());
+  Fwd->setAttributes(AttributeList::get(Fwd->getContext(), Old.getFnAttrs(),
+                                        Primal.getAttributes().getRetAttrs(),
+                                        ParamAttrs));
+  Fwd->setLinkage(GlobalValue::InternalLinkage);
+  tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
+
+  // Residuals are stored right where they become available.
+  for (auto [V, Field] : Layout.Residuals) {
+    Value *Mapped = VMap.lookup(V);
+    IRBuilder<> B(Fwd->getContext());
+    if (isa<Argument>(V))
+      B.SetInsertPoint(&*Fwd->getEntryBlock().getFirstInsertionPt());
+    else if (isa<PHINode>(Mapped))
+      B.SetInsertPoint(&*cast<Instruction>(Mapped)->getParent()->getFirstInsertionPt());
+    else
+      B.SetInsertPoint(cast<Instruction>(Mapped)->getNextNode());
+    B.CreateStore(Mapped, tapeField(B, TapePtr, Field));
+  }
+  // Which predecessor each merge block was entered from.
+  for (auto [BB, Field] : Layout.PredIndex) {
+    auto *FwdBB = cast<BasicBlock>(VMap.lookup(BB));
+    SmallVector<BasicBlock *, 4> Preds = predecessorsInLayoutOrder(*FwdBB);
+    Type *IdxTy = TapeTy->getElementType(Field);
+    auto *Idx = PHINode::Create(IdxTy, Preds.size(), "pred.idx");
+    Idx->insertBefore(FwdBB->getFirstNonPHIIt());
+    for (BasicBlock *P : predecessors(FwdBB))
+      Idx->addIncoming(ConstantInt::get(IdxTy, llvm::find(Preds, P) - Preds.begin()), P);
+    IRBuilder<> B(&*FwdBB->getFirstInsertionPt());
+    B.CreateStore(Idx, tapeField(B, TapePtr, Field));
+  }
+  // g.jvp(x, dx) becomes g.fwd(x, &tape.g).
+  for (auto [JvpCall, Field] : Layout.CalleeTapes) {
+    auto *Call = cast<CallBase>(VMap.lookup(JvpCall));
+    const Unzipped &U = Layout.Callees[JvpCall];
+    unsigned NumPrimalArgs = U.Fwd->arg_size() - 1;
+    IRBuilder<> B(Call);
+    SmallVector<Value *, 8> Args(Call->args().begin(),
+                                 Call->args().begin() + NumPrimalArgs);
+    Args.push_back(tapeField(B, TapePtr, Field));
+    CallInst *FwdCall = B.CreateCall(U.Fwd, Args);
+    FwdCall->setDebugLoc(Call->getDebugLoc());
+    for (User *Usr : make_early_inc_range(Call->users()))
+      if (auto *EV = dyn_cast<ExtractValueInst>(Usr); EV && EV->getIndices()[0] == 0) {
+        EV->replaceAllUsesWith(FwdCall);
+        EV->eraseFromParent();
+      }
+    Call->replaceAllUsesWith(PoisonValue::get(Call->getType()));
+    Call->eraseFromParent();
+  }
+  // Return the primal result only; then drop every linear instruction.
+  for (ReturnInst *Ret : Returns) {
+    auto [Y, DY] = unpackJvpReturn(*Ret);
+    if (!DY)
+      continue;
+    auto *Packed = cast<Instruction>(Ret->getReturnValue());
+    ReturnInst::Create(Fwd->getContext(), Y, Ret->getIterator());
+    Ret->eraseFromParent();
+    Instruction *WithPrimal = cast<Instruction>(Packed->getOperand(0));
+    Packed->eraseFromParent();
+    WithPrimal->eraseFromParent();
+  }
+  SmallVector<Instruction *, 32> Linear;
+  for (BasicBlock &BB : *Fwd)
+    for (Instruction &I : BB)
+      if (isLinear(&I))
+        Linear.push_back(&I);
+  for (Instruction *I : Linear)
+    I->replaceAllUsesWith(PoisonValue::get(I->getType()));
+  for (Instruction *I : Linear)
+    I->eraseFromParent();
+  return Fwd;
+}
+
+Function *Unzipper::buildLin() {
+  Function &Primal = *Info.Primal;
+  LLVMContext &Ctx = Jvp.getContext();
+  SmallVector<Type *, 8> Params{PointerType::getUnqual(Ctx)};
+  for (Argument &A : Primal.args())
+    if (Info.Act.isActive(A.getArgNo()))
+      Params.push_back(A.getType());
+  Type *RetTy = isDifferentiableType(Primal.getReturnType())
+                    ? Primal.getReturnType()
+                    : Type::getVoidTy(Ctx);
+  Function *Lin = Function::Create(FunctionType::get(RetTy, Params, false),
+                                   GlobalValue::InternalLinkage,
+                                   derivedName(Primal, "lin", Info.Act),
+                                   Jvp.getParent());
+  tagDerived(*Lin, DerivedKind::Lin, Primal, Info.Act);
+  Argument *TapePtr = Lin->getArg(0);
+  TapePtr->setName("tape");
+
+  DenseMap<Value *, Value *> Map; // Jvp linear value -> Lin value
+  for (unsigned K = Primal.arg_size(); K < Jvp.arg_size(); ++K) {
+    Argument *A = Lin->getArg(K - Primal.arg_size() + 1);
+    A->setName(Jvp.getArg(K)->getName());
+    Map[Jvp.getArg(K)] = A;
+  }
+  DenseMap<BasicBlock *, BasicBlock *> BlockMap;
+  for (BasicBlock &BB : Jvp)
+    BlockMap[&BB] = BasicBlock::Create(Ctx, BB.getName(), Lin);
+
+  // Each block reads its residuals from the tape itself (once per block).
+  DenseMap<std::pair<BasicBlock *, Value *>, Value *> LocalReads;
+  auto Operand = [&](IRBuilder<> &B, Value *V) -> Value * {
+    if (isa<Constant>(V))
+      return V;
+    if (Value *L = Map.lookup(V))
+      return L;
+    auto It = Layout.Residuals.find(V);
+    assert(It != Layout.Residuals.end() && "non-linear value not taped");
+    Value *&Read = LocalReads[{B.GetInsertBlock(), V}];
+    if (!Read)
+      Read = B.CreateLoad(V->getType(), tapeField(B, TapePtr, It->second),
+                          V->getName());
+    return Read;
+  };
+
+  SmallVector<std::pair<PHINode *, PHINode *>, 8> Phis;
+  ReversePostOrderTraversal<Function *> RPO(&Jvp);
+  for (BasicBlock *BB : RPO) {
+    IRBuilder<> B(BlockMap[BB]);
+    for (PHINode &Phi : BB->phis())
+      if (isLinear(&Phi)) {
+        PHINode *LP = B.CreatePHI(Phi.getType(), Phi.getNumIncomingValues(),
+                                  Phi.getName());
+        markLinear(LP);
+        Map[&Phi] = LP;
+        Phis.push_back({&Phi, LP});
+      }
+    if (auto It = Layout.PredIndex.find(BB); It != Layout.PredIndex.end()) {
+      auto *Idx = B.CreateLoad(TapeTy->getElementType(It->second),
+                               tapeField(B, TapePtr, It->second), "pred.idx");
+      markWith(Idx, PredIndexMD);
+    }
+    for (Instruction &I : *BB) {
+      if (isa<PHINode>(I) || ReturnPacking.count(&I))
+        continue;
+      if (auto CT = Layout.CalleeTapes.find(cast_or_null<CallBase>(
+              isa<CallBase>(I) ? &I : nullptr));
+          CT != Layout.CalleeTapes.end()) {
+        // g.jvp(x, dx) becomes g.lin(&tape.g, dx).
+        auto *Call = cast<CallBase>(&I);
+        const Unzipped &U = Layout.Callees[Call];
+        unsigned NumPrimalArgs = U.Fwd->arg_size() - 1;
+        SmallVector<Value *, 8> Args{tapeField(B, TapePtr, CT->second)};
+        for (unsigned K = NumPrimalArgs; K < Call->arg_size(); ++K)
+          Args.push_back(Operand(B, Call->getArgOperand(K)));
+        CallInst *LinCall = B.CreateCall(U.Lin, Args);
+        markLinear(LinCall);
+        for (User *Usr : Call->users())
+          if (auto *EV = dyn_cast<ExtractValueInst>(Usr);
+              EV && EV->getIndices()[0] == 1)
+            Map[EV] = LinCall;
+        continue;
+      }
+      if (isLinear(&I)) {
+        if (Map.count(&I)) // extractvalue of a mixed call, done above
+          continue;
+        Instruction *C = I.clone();
+        for (Use &U : C->operands())
+          U.set(Operand(B, U.get()));
+        C->setDebugLoc(DebugLoc());
+        C->setName(I.getName());
+        B.Insert(C);
+        Map[&I] = C;
+        continue;
+      }
+      if (auto *Ret = dyn_cast<ReturnInst>(&I)) {
+        auto [Y, DY] = unpackJvpReturn(*Ret);
+        if (RetTy->isVoidTy())
+          B.CreateRetVoid();
+        else
+          B.CreateRet(Operand(B, DY));
+      } else if (auto *Br = dyn_cast<BranchInst>(&I)) {
+        if (Br->isConditional())
+          B.CreateCondBr(Operand(B, Br->getCondition()),
+                         BlockMap[Br->getSuccessor(0)],
+                         BlockMap[Br->getSuccessor(1)]);
+        else
+          B.CreateBr(BlockMap[Br->getSuccessor(0)]);
+      } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
+        SwitchInst *LS = B.CreateSwitch(Operand(B, Sw->getCondition()),
+                                        BlockMap[Sw->getDefaultDest()],
+                                        Sw->getNumCases());
+        for (auto &Case : Sw->cases())
+          LS->addCase(Case.getCaseValue(), BlockMap[Case.getCaseSuccessor()]);
+      } else if (isa<UnreachableInst>(I)) {
+        B.CreateUnreachable();
+      }
+    }
+  }
+  for (auto [Phi, LP] : Phis)
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+      Value *In = Phi->getIncomingValue(K);
+      Value *LIn = isa<Constant>(In) ? In : Map.lookup(In);
+      LP->addIncoming(LIn ? LIn : Constant::getNullValue(LP->getType()),
+                      BlockMap[Phi->getIncomingBlock(K)]);
+    }
+  // Blocks unreachable in f.jvp got no terminator.
+  for (BasicBlock &BB : *Lin)
+    if (!BB.getTerminator())
+      new UnreachableInst(Ctx, &BB);
+  return Lin;
+}
+
+std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
+  auto Info = getDerivedInfo(Jvp);
+  assert(Info && Info->Kind == DerivedKind::Jvp && "unzip expects f.jvp");
+  Module &M = *Jvp.getParent();
+  Function *Fwd = findDerived(M, *Info->Primal, DerivedKind::Fwd, Info->Act);
+  Function *Lin = findDerived(M, *Info->Primal, DerivedKind::Lin, Info->Act);
+  if (Fwd && Lin)
+    return Unzipped{Fwd, Lin,
+                    StructType::getTypeByName(
+                        M.getContext(),
+                        derivedName(*Info->Primal, "tape", Info->Act))};
+  Unzipper U(Jvp, D);
+  return U.run();
+}
+
+std::optional<Unzipped> Unzipper::run() {
+  Info = *getDerivedInfo(Jvp);
+  if (!planTape())
+    return std::nullopt;
+  Function *Fwd = buildFwd();
+  D.noteGenerated(Fwd);
+  Function *Lin = buildLin();
+  D.noteGenerated(Lin);
+  if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
+    return std::nullopt;
+  ++NumUnzipped;
+  return Unzipped{Fwd, Lin, TapeTy};
+}
+
+} // namespace ad

@@ -1,0 +1,38 @@
+# lit suite for ADPass.
+#   test/<stage>/*.ll   IR tests: opt with the plugin, checked with FileCheck
+#   test/integration/   C/C++ programs compiled with the plugin and run; each
+#                       checks its derivatives against analytic values or
+#                       central finite differences and exits non-zero if off
+#   test/diagnostics/   programs the pass must reject, messages checked
+#   test/runtime/       unit tests of libADRuntime
+import os
+import lit.formats
+
+config.name = "ADPass"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".ll", ".c", ".cpp"]
+config.excludes = ["Inputs", "lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ad_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+inc = os.path.join(config.ad_src_root, "include")
+plugin = config.ad_plugin
+runtime = config.ad_runtime
+clang = os.path.join(config.llvm_bin, "clang")
+clangxx = os.path.join(config.llvm_bin, "clang++")
+
+config.substitutions.append(("%opt", os.path.join(config.llvm_bin, "opt")
+                             + " -load-pass-plugin=" + plugin))
+# %adcc / %adcxx compile and link a program with the plugin and the runtime:
+#   %adcc -O2 %s -o %t && %t
+config.substitutions.append(("%adcc", "%s -fpass-plugin=%s -I%s -I%s/Inputs"
+                             % (clang, plugin, inc, os.path.join(config.test_source_root, "integration"))))
+config.substitutions.append(("%adcxx", "%s -fpass-plugin=%s -I%s -I%s/Inputs"
+                             % (clangxx, plugin, inc, os.path.join(config.test_source_root, "integration"))))
+config.substitutions.append(("%adlibs", "%s -lm" % runtime))
+config.substitutions.append(("%clang", clang))
+config.substitutions.append(("%inc", inc))
+config.substitutions.append(("%runtime", runtime))
