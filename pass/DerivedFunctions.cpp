@@ -40,6 +40,32 @@ void tagDerived(Function &Derived, DerivedKind K, const Function &Primal,
   Derived.addFnAttr(ActivityAttr, A.str());
 }
 
+void copyPrimalAttributes(Function &Derived, const Function &Primal,
+                          unsigned NumPrimalParams, bool WritesTape) {
+  LLVMContext &Ctx = Derived.getContext();
+  AttributeList PA = Primal.getAttributes();
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned K = 0; K < Derived.arg_size(); ++K) {
+    if (K >= NumPrimalParams) {
+      Params.push_back(AttributeSet());
+      continue;
+    }
+    // `returned` names the return value, which derived functions change.
+    Params.push_back(
+        PA.getParamAttrs(K).removeAttribute(Ctx, Attribute::Returned));
+  }
+  AttributeSet RetAttrs;
+  if (Derived.getReturnType() == Primal.getReturnType())
+    RetAttrs = PA.getRetAttrs();
+  Derived.setAttributes(
+      AttributeList::get(Ctx, PA.getFnAttrs(), RetAttrs, Params));
+  Derived.removeFnAttr(Attribute::OptimizeNone);
+  Derived.removeFnAttr(Attribute::NoInline);
+  if (WritesTape)
+    Derived.setMemoryEffects(Primal.getMemoryEffects() |
+                             MemoryEffects::argMemOnly(ModRefInfo::ModRef));
+}
+
 std::optional<DerivedInfo> getDerivedInfo(const Function &F) {
   Attribute KA = F.getFnAttribute(KindAttr);
   if (!KA.isStringAttribute())
@@ -65,7 +91,10 @@ Function *findDerived(Module &M, const Function &Primal, DerivedKind K,
 }
 
 std::string displayName(const Function &F) {
-  // Errors can be found in the prepared copy "f.ad.src"; name the original.
+  // Errors are found in generated code and in the prepared copy "f.ad.src";
+  // name the user's function.
+  if (auto Info = getDerivedInfo(F))
+    return displayName(*Info->Primal);
   StringRef Name = F.getName();
   Name.consume_back(".ad.src");
   return llvm::demangle(Name.str());

@@ -9,6 +9,7 @@
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -23,6 +24,11 @@ Differentiator::Differentiator(Module &M, ModuleAnalysisManager &MAM,
 
 const TargetLibraryInfo *Differentiator::tli(Function &F) {
   return &FAM.getResult<TargetLibraryAnalysis>(F);
+}
+
+void Differentiator::simplify(Function &F) {
+  InstSimplifyPass().run(F, FAM);
+  FAM.clear(F, F.getName());
 }
 
 void Differentiator::noteGenerated(Function *F) { Generated.push_back(F); }
@@ -67,8 +73,7 @@ bool Differentiator::verifyLinearity(Function &F) {
 
 Function *Differentiator::getJvp(Function &F, const Activity &A,
                                  const Instruction *CallSite) {
-  if (Function *Existing = findDerived(M, F, DerivedKind::Jvp, A))
-    return Existing;
+  // Checked first: the JVP being built already exists under its name.
   auto Key = std::make_pair(&F, A.str());
   if (InProgress.count(Key)) {
     Diags.errorAt(*CallSite, "cannot differentiate the recursive call of '" +
@@ -76,6 +81,8 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
                                  "': recursion is not supported yet");
     return nullptr;
   }
+  if (Function *Existing = findDerived(M, F, DerivedKind::Jvp, A))
+    return Existing;
   if (F.isDeclaration()) {
     Diags.errorAt(*CallSite, "cannot differentiate '" + displayName(F) +
                                  "': its body is not visible in this "

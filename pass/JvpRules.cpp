@@ -162,10 +162,15 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
   // A function with a body is the user's own, whatever its name.
   if (!Callee->isDeclaration())
     return nullptr;
-  LibFunc LF;
-  if (TLI && !TLI->getLibFunc(*Callee, LF))
+  const JvpRule *R = Tables.ByLibmName.lookup(Callee->getName());
+  if (!R)
     return nullptr;
-  return Tables.ByLibmName.lookup(Callee->getName());
+  // Where LLVM knows the name, it also checks the prototype; for names it
+  // does not know (hypot, erf, ...), require a floating-point result.
+  LibFunc LF;
+  if (TLI && TLI->getLibFunc(Callee->getName(), LF))
+    return TLI->getLibFunc(*Callee, LF) ? R : nullptr;
+  return Callee->getReturnType()->isFloatingPointTy() ? R : nullptr;
 }
 
 bool isKnownInactiveFunction(StringRef Name) {

@@ -114,9 +114,11 @@ Function *Linearizer::createJvpDeclaration() {
                                  derivedName(Primal, "jvp", Act),
                                  Src.getParent());
   unsigned Next = Src.arg_size();
-  for (Argument &A : Src.args())
+  for (Argument &A : Src.args()) {
+    F->getArg(A.getArgNo())->setName(A.getName());
     if (Act.isActive(A.getArgNo()))
       F->getArg(Next++)->setName("d" + A.getName());
+  }
   return F;
 }
 
@@ -136,15 +138,7 @@ Function *Linearizer::run() {
   SmallVector<ReturnInst *, 4> Returns;
   CloneFunctionInto(J, &Src, VMap, CloneFunctionChangeType::GlobalChanges,
                     Returns);
-  // The return type changed and tangent parameters were added: keep only
-  // the function attributes and those of the primal parameters.
-  AttributeList Old = J->getAttributes();
-  SmallVector<AttributeSet, 8> ParamAttrs;
-  for (unsigned I = 0; I < J->arg_size(); ++I)
-    ParamAttrs.push_back(I < Src.arg_size() ? Old.getParamAttrs(I)
-                                            : AttributeSet());
-  J->setAttributes(AttributeList::get(J->getContext(), Old.getFnAttrs(),
-                                      AttributeSet(), ParamAttrs));
+  copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
 
@@ -266,7 +260,8 @@ void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
   Value *Sum = nullptr;
   for (unsigned K = 0; K < NumArgs; ++K) {
     Value *Arg = Builder.x(K);
-    if (!isVaried(Arg))
+    // A constant tangent is a linear zero (e.g. the result of floor): no term.
+    if (!isVaried(Arg) || isa<Constant>(tangentOf(Arg)))
       continue;
     if (K >= MaxRuleArgs || !R.Partials[K])
       return fail(I, Twine("no derivative rule for argument ") + Twine(K + 1) +
@@ -322,8 +317,10 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
     return; // Without memory (not supported yet) it cannot affect the result.
 
   SmallVector<ArgRole, 8> Roles;
+  // An argument whose tangent is a constant zero is constant for the callee.
   for (Use &U : CB.args())
-    Roles.push_back(isVaried(U.get()) && isDifferentiableType(U->getType())
+    Roles.push_back(isVaried(U.get()) && isDifferentiableType(U->getType()) &&
+                            !isa<Constant>(tangentOf(U.get()))
                         ? ArgRole::Active
                         : ArgRole::Const);
   Activity CalleeAct(Roles);

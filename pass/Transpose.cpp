@@ -71,12 +71,18 @@ Function *Transposer::createRevDeclaration() {
   return F;
 }
 
+/// Cotangent accumulators start at -0.0, the exact identity of fadd
+/// (0.0 + -0.0 is 0.0), so that the first accumulation folds away.
+static Constant *additiveIdentity(Type *T) {
+  return ConstantFP::getNegativeZero(T);
+}
+
 AllocaInst *Transposer::slot(Value *V) {
   AllocaInst *&S = Slots[V];
   if (!S) {
     IRBuilder<> B(SlotInsertPt);
     S = B.CreateAlloca(V->getType(), nullptr, V->getName() + ".ct");
-    B.CreateStore(Constant::getNullValue(V->getType()), S);
+    B.CreateStore(additiveIdentity(V->getType()), S);
   }
   return S;
 }
@@ -95,7 +101,7 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
 Value *Transposer::takeCotangent(IRBuilder<> &B, Value *LinValue) {
   AllocaInst *S = slot(LinValue);
   Value *Ct = B.CreateLoad(S->getAllocatedType(), S, LinValue->getName() + ".ct");
-  B.CreateStore(Constant::getNullValue(S->getAllocatedType()), S);
+  B.CreateStore(additiveIdentity(S->getAllocatedType()), S);
   return Ct;
 }
 
@@ -193,8 +199,10 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   if (Preds.empty()) {
     // f.lin's entry: f.rev returns the cotangents of f.lin's arguments.
     SmallVector<Value *, 4> Outs;
+    // + 0.0 turns the -0.0 of an input that received nothing into 0.0.
     for (unsigned K = 1; K < Lin.arg_size(); ++K)
-      Outs.push_back(takeCotangent(B, Lin.getArg(K)));
+      Outs.push_back(B.CreateFAdd(takeCotangent(B, Lin.getArg(K)),
+                                  ConstantFP::get(Lin.getArg(K)->getType(), 0.0)));
     if (Outs.empty())
       B.CreateRetVoid();
     else if (Outs.size() == 1)
@@ -254,7 +262,8 @@ Function *Transposer::run() {
   D.noteGenerated(Rev);
   RevTape = Rev->getArg(0);
   LLVMContext &Ctx = Lin.getContext();
-  BasicBlock *Entry = BasicBlock::Create(Ctx, "entry", Rev);
+  // Seeds the cotangent of the result, then enters at f.lin's return.
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "seed", Rev);
   // f.rev's blocks in reverse layout order, so it reads top to bottom.
   for (BasicBlock &BB : reverse(Lin))
     RevBlock[&BB] = BasicBlock::Create(Ctx, BB.getName(), Rev);
@@ -276,6 +285,7 @@ Function *Transposer::run() {
     Allocas.push_back(KV.second);
   DominatorTree DT(*Rev);
   PromoteMemToReg(Allocas, DT);
+  D.simplify(*Rev);
   ++NumTransposed;
   return Rev;
 }

@@ -93,8 +93,11 @@ bool Unzipper::planTape() {
         ReturnPacking.insert(cast<Instruction>(WithTangent->getOperand(0)));
       }
 
+  unsigned NumPrimalArgs = Info.Primal->arg_size();
   auto NoteResidual = [&](Value *V) {
-    if ((isa<Instruction>(V) || isa<Argument>(V)) && !isLinear(V) &&
+    auto *A = dyn_cast<Argument>(V);
+    bool IsTangentArg = A && A->getArgNo() >= NumPrimalArgs;
+    if ((isa<Instruction>(V) || A) && !isLinear(V) && !IsTangentArg &&
         !Layout.Residuals.count(V))
       Layout.Residuals[V] = Layout.add(V->getType());
   };
@@ -115,6 +118,10 @@ bool Unzipper::planTape() {
         continue;
       }
       if (isLinear(&I)) {
+        // The tangent half of a mixed call becomes g.lin's result.
+        auto *Agg = dyn_cast<Instruction>(I.getOperand(0));
+        if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
+          continue;
         for (Value *Op : I.operands())
           NoteResidual(Op);
         continue;
@@ -148,6 +155,8 @@ Function *Unzipper::buildFwd() {
                                    Jvp.getParent());
   Argument *TapePtr = Fwd->getArg(Primal.arg_size());
   TapePtr->setName("tape");
+  for (unsigned K = 0; K < Primal.arg_size(); ++K)
+    Fwd->getArg(K)->setName(Jvp.getArg(K)->getName());
 
   ValueToValueMapTy VMap;
   for (Argument &A : Jvp.args())
@@ -157,14 +166,7 @@ Function *Unzipper::buildFwd() {
   SmallVector<ReturnInst *, 4> Returns;
   CloneFunctionInto(Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
                     Returns);
-  AttributeList Old = Fwd->getAttributes();
-  SmallVector<AttributeSet, 8> ParamAttrs;
-  for (unsigned I = 0; I < Primal.arg_size(); ++I)
-    ParamAttrs.push_back(Old.getParamAttrs(I));
-  ParamAttrs.push_back(AttributeSet());
-  Fwd->setAttributes(AttributeList::get(Fwd->getContext(), Old.getFnAttrs(),
-                                        Primal.getAttributes().getRetAttrs(),
-                                        ParamAttrs));
+  copyPrimalAttributes(*Fwd, Primal, Primal.arg_size(), /*WritesTape=*/true);
   Fwd->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
 

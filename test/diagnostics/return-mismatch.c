@@ -1,0 +1,26 @@
+// The marker's declared return type must match the derivative: the
+// derivative's type for one active argument, a struct with one field per
+// active argument (in order) for several.
+// RUN: not %adcc -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcc -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
+#include <ad.h>
+
+typedef struct { double dx, dy; } grad2;
+typedef struct { double dx, dy, dz; } grad3;
+grad2 __ad_gradient_2(void *fn, ...) AD_MARKER;
+grad3 __ad_gradient_3(void *fn, ...) AD_MARKER;
+
+double f(double x, double y) { return x * y; }
+
+double use(double x, double y) {
+  double r = 0;
+  // CHECK: return-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient is declared to return double, which does not match the derivative: it must return a struct with one field per active argument, in order: {double, double}
+  r += __ad_gradient(f, x, y);
+  // CHECK: return-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient_f is declared to return float, which does not match the derivative: it must return double
+  r += __ad_gradient_f(f, x, AD_CONST, y);
+  // CHECK: return-mismatch.c:[[@LINE+1]]:14: error: __ad_gradient_2 is declared to return a struct {double, double}, which does not match the derivative: it must return double
+  grad2 g2 = __ad_gradient_2(f, x, AD_CONST, y);
+  // CHECK: return-mismatch.c:[[@LINE+1]]:14: error: __ad_gradient_3 is declared to return a struct {double, double, double}, which does not match the derivative: it must return a struct with one field per active argument, in order: {double, double}
+  grad3 g3 = __ad_gradient_3(f, x, y);
+  return r + g2.dx + g3.dx;
+}
