@@ -1,0 +1,313 @@
+//===- Tape.cpp - Per-thread LIFO tape for residuals ----------------------===//
+//
+// The forward sweep of a derivative (f.fwd) saves the values its reverse sweep
+// (f.rev) will need. Inside loops and recursion their number is only known at
+// run time, and f.rev consumes them in exactly the reverse order, so they go
+// on a stack of byte records: __ad_tape_push / __ad_tape_pop (see
+// include/ad_runtime.h and DESIGN.md section 6).
+//
+// The pass calls these once per residual record in hot loops, so the design
+// is driven by the cost of that call:
+//  * The fast path is a bounds compare and a pointer bump on thread-local
+//    state (plus raising the high-water mark on push, which is what keeps
+//    peak statistics cheap). Everything else lives in noinline cold
+//    functions so that the fast path stays small.
+//  * Storage is a linked list of large chunks (64 KiB, doubling up to 64 MiB,
+//    then 64 MiB each). Growing never copies: records already pushed stay
+//    where they are, so pointers into the tape stay valid, and a deep tape
+//    costs a handful of mallocs. A record never straddles two chunks; the
+//    unused tail of a chunk is skipped.
+//  * Popping never frees. Chunks emptied by pops stay linked above the
+//    current one and are reused by the next pushes. Three reasons: push/pop
+//    oscillating around a chunk boundary must not malloc and free on every
+//    iteration; a record popped from a chunk must stay readable until the
+//    next push even if later pops step further down; and an optimisation
+//    loop that takes the same gradient many times should pay for the tape's
+//    mallocs and page faults once, not on every call. The price is that a
+//    thread keeps its peak tape storage until __ad_tape_release or exit.
+//  * The state is per thread, so parallel derivatives need no locking, and a
+//    thread's chunks are freed when it exits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeState.h"
+#include "ad_runtime.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static_assert(TapeAlign == AD_TAPE_ALIGN, "header and runtime disagree");
+
+__thread ThreadState __adrt_state __attribute__((tls_model("initial-exec")));
+
+namespace {
+constexpr size_t FirstChunkSize = size_t(64) << 10;
+constexpr size_t MaxChunkSize = size_t(64) << 20;
+/// Larger records cannot be real (no machine has that much memory) and would
+/// overflow the size arithmetic below; they are reported as out of memory.
+constexpr size_t MaxRecordSize = SIZE_MAX / 4;
+} // namespace
+
+static inline size_t alignToTape(size_t Bytes) {
+  return (Bytes + TapeAlign - 1) & ~(TapeAlign - 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Chunks
+//===----------------------------------------------------------------------===//
+
+[[noreturn]] static void reportGrowthFailure(const ThreadState &S,
+                                             size_t Record, size_t Chunk) {
+  // Saturate: an absurd record size must still produce a readable message.
+  size_t Held = tapeBytes(S);
+  size_t Wanted = Record > SIZE_MAX - Held ? SIZE_MAX : Held + Record;
+  __adrt_fatal("out of memory growing the tape to %zu bytes (could not "
+               "allocate a chunk of %zu bytes)",
+               Wanted, Chunk);
+}
+
+static TapeChunk *allocateChunk(const ThreadState &S, size_t Size,
+                                size_t Record) {
+  // Align Data explicitly instead of trusting malloc's alignment.
+  void *Raw = malloc(sizeof(TapeChunk) + TapeAlign - 1 + Size);
+  if (!Raw)
+    reportGrowthFailure(S, Record, Size);
+  TapeChunk *C = static_cast<TapeChunk *>(Raw);
+  uintptr_t Data = reinterpret_cast<uintptr_t>(C + 1);
+  Data = (Data + TapeAlign - 1) & ~uintptr_t(TapeAlign - 1);
+  C->Prev = C->Next = nullptr;
+  C->Data = reinterpret_cast<char *>(Data);
+  C->Size = Size;
+  C->SavedTop = C->Data;
+  return C;
+}
+
+/// Frees the cached chunks above the current one.
+static void freeChunksAbove(TapeChunk *C) {
+  TapeChunk *Above = C->Next;
+  C->Next = nullptr;
+  while (Above) {
+    TapeChunk *Next = Above->Next;
+    free(Above);
+    Above = Next;
+  }
+}
+
+/// Frees all chunks and leaves an empty tape with no storage. Statistics
+/// other than the tape bytes are kept.
+static void freeAllChunks(ThreadState &S) {
+  foldPeak(S);
+  if (TapeChunk *C = S.Current) {
+    freeChunksAbove(C);
+    while (C) {
+      TapeChunk *Prev = C->Prev;
+      free(C);
+      C = Prev;
+    }
+  }
+  S.Current = nullptr;
+  S.Top = S.Limit = S.Base = S.HighWater = nullptr;
+  S.BytesBelow = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Thread exit
+//===----------------------------------------------------------------------===//
+// `__thread` data has no destructors, so without help every thread that ever
+// differentiated would leak its chunks when it exits (a thread per task adds
+// up quickly). A pthread key destructor runs at thread exit, before the
+// thread's TLS goes away, and frees them. It does not run for the main
+// thread, whose memory goes back to the system with the process anyway.
+
+static pthread_once_t ExitKeyOnce = PTHREAD_ONCE_INIT;
+static pthread_key_t ExitKey;
+static bool ExitKeyValid;
+
+static void freeTapeAtThreadExit(void *State) {
+  freeAllChunks(*static_cast<ThreadState *>(State));
+  // The key's value is now null; a later push (from another key's destructor)
+  // registers again and glibc calls us once more.
+  static_cast<ThreadState *>(State)->ExitHookSet = false;
+}
+
+static void createExitKey() {
+  ExitKeyValid = pthread_key_create(&ExitKey, freeTapeAtThreadExit) == 0;
+}
+
+static void registerThreadExit(ThreadState &S) {
+  S.ExitHookSet = true;
+  // Running out of keys only costs the cleanup, never correctness.
+  pthread_once(&ExitKeyOnce, createExitKey);
+  if (ExitKeyValid)
+    pthread_setspecific(ExitKey, &S);
+}
+
+//===----------------------------------------------------------------------===//
+// Push and pop
+//===----------------------------------------------------------------------===//
+
+/// Returns an empty chunk of at least Needed bytes to go above the current
+/// one: the cached chunk there if it is big enough, else a new one.
+static TapeChunk *chunkAbove(ThreadState &S, size_t Needed) {
+  TapeChunk *Cached = S.Current ? S.Current->Next : nullptr;
+  if (Cached && Cached->Size >= Needed)
+    return Cached;
+
+  // Doubling amortises malloc over ever more records, so a deep tape needs
+  // few chunks while a shallow one stays small; the cap bounds the memory a
+  // nearly empty last chunk wastes. A record larger than the cap gets a chunk
+  // of its own size.
+  size_t Size = S.Current ? S.Current->Size * 2 : FirstChunkSize;
+  if (Size > MaxChunkSize)
+    Size = MaxChunkSize;
+  if (Size < Needed)
+    Size = Needed;
+  TapeChunk *C = allocateChunk(S, Size, Needed);
+  if (!S.ExitHookSet)
+    registerThreadExit(S);
+
+  // A cached chunk too small for this record stays cached above the new one.
+  C->Prev = S.Current;
+  C->Next = Cached;
+  if (Cached)
+    Cached->Prev = C;
+  if (S.Current)
+    S.Current->Next = C;
+  return C;
+}
+
+/// Puts a record that does not fit in the current chunk at the start of a
+/// chunk above it.
+__attribute__((noinline, cold)) static void *pushSlow(size_t Bytes) {
+  ThreadState &S = __adrt_state;
+  if (Bytes > MaxRecordSize)
+    reportGrowthFailure(S, Bytes, Bytes);
+  size_t Needed = alignToTape(Bytes);
+  TapeChunk *C = chunkAbove(S, Needed);
+
+  foldPeak(S);
+  if (S.Current) {
+    S.Current->SavedTop = S.Top;
+    S.BytesBelow += size_t(S.Top - S.Base);
+  }
+  S.Current = C;
+  S.Base = C->Data;
+  S.Limit = C->Data + C->Size;
+  S.Top = S.HighWater = S.Base + Needed;
+  return S.Base;
+}
+
+/// Pops a record that is not in the current chunk: it must be on top of a
+/// chunk below, because records never straddle chunks.
+__attribute__((noinline, cold)) static void *popSlow(size_t Bytes) {
+  ThreadState &S = __adrt_state;
+  size_t Held = tapeBytes(S);
+  if (Bytes > Held)
+    __adrt_fatal("tape underflow: popping %zu bytes but this thread's tape "
+                 "holds only %zu (more pops than pushes)",
+                 Bytes, Held);
+  // Bytes <= Held, and the current chunk holds fewer, so chunks with data
+  // exist below. Chunks left empty (by a big record that did not fit) are
+  // stepped over. The chunks left behind stay cached, and the records just
+  // popped from them stay readable.
+  while (S.Top == S.Base) {
+    foldPeak(S);
+    TapeChunk *Below = S.Current->Prev;
+    S.Current = Below;
+    S.Base = Below->Data;
+    S.Limit = Below->Data + Below->Size;
+    S.Top = S.HighWater = Below->SavedTop;
+    S.BytesBelow -= size_t(S.Top - S.Base);
+  }
+  if (Bytes > size_t(S.Top - S.Base))
+    __adrt_fatal("tape corrupted: popping %zu bytes but the record on top "
+                 "of this thread's tape is smaller (pops must mirror pushes "
+                 "in reverse order, with the same sizes)",
+                 Bytes);
+  S.Top -= alignToTape(Bytes);
+  return S.Top;
+}
+
+extern "C" void *__ad_tape_push(size_t Bytes) {
+  ThreadState &S = __adrt_state;
+  char *P = S.Top;
+  // Top and Limit are aligned, so comparing the unrounded size is exact, and
+  // rounding cannot overflow once the size is known to fit.
+  if (ADRT_LIKELY(Bytes <= size_t(S.Limit - P))) {
+    char *NewTop = P + alignToTape(Bytes);
+    S.Top = NewTop;
+    if (NewTop > S.HighWater)
+      S.HighWater = NewTop;
+    return P;
+  }
+  return pushSlow(Bytes);
+}
+
+extern "C" void *__ad_tape_pop(size_t Bytes) {
+  ThreadState &S = __adrt_state;
+  char *P = S.Top;
+  if (ADRT_LIKELY(Bytes <= size_t(P - S.Base))) {
+    P -= alignToTape(Bytes);
+    S.Top = P;
+    return P;
+  }
+  return popSlow(Bytes);
+}
+
+//===--- Reading forwards --------------------------------------------------===//
+//
+// f.lin, the linear map in its taped form, reads loop records in the order
+// f.fwd pushed them. A record never straddles chunks, so the reader moves to
+// the next chunk when the next record does not fit below the end of the
+// records in the current one (the top of the tape in the chunk that holds
+// it, the saved top in the chunks below).
+
+static char *recordsEnd(const ThreadState &S, const TapeChunk *C) {
+  return C == S.Current ? S.Top : C->SavedTop;
+}
+
+extern "C" void *__ad_tape_mark(void) { return __adrt_state.Top; }
+
+extern "C" void __ad_tape_seek(void *Mark) {
+  ThreadState &S = __adrt_state;
+  TapeChunk *C = S.Current;
+  // The mark's chunk is at or below the current one; an empty tape (no
+  // chunk yet when the mark was taken) reads from the bottom.
+  while (C && !(Mark && (char *)Mark >= C->Data && (char *)Mark <= C->Data + C->Size))
+    C = C->Prev;
+  if (!C) {
+    for (C = S.Current; C && C->Prev; C = C->Prev)
+      ;
+    Mark = C ? C->Data : nullptr;
+  }
+  S.ReadChunk = C;
+  S.ReadPos = (char *)Mark;
+}
+
+extern "C" void *__ad_tape_read(size_t Bytes) {
+  ThreadState &S = __adrt_state;
+  size_t Size = alignToTape(Bytes);
+  while (S.ReadChunk && Size > size_t(recordsEnd(S, S.ReadChunk) - S.ReadPos)) {
+    if (S.ReadChunk == S.Current)
+      break;
+    S.ReadChunk = S.ReadChunk->Next;
+    S.ReadPos = S.ReadChunk->Data;
+  }
+  if (!S.ReadChunk || Size > size_t(recordsEnd(S, S.ReadChunk) - S.ReadPos))
+    __adrt_fatal("tape read past the top: reading %zu bytes forwards, but no "
+                 "record was pushed there (reads must follow the pushes "
+                 "from the position __ad_tape_seek was given)",
+                 Bytes);
+  char *P = S.ReadPos;
+  S.ReadPos += Size;
+  return P;
+}
+
+extern "C" void __ad_tape_release(void) {
+  ThreadState &S = __adrt_state;
+  if (tapeBytes(S) == 0)
+    freeAllChunks(S);
+  else
+    freeChunksAbove(S.Current);
+}
