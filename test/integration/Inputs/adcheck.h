@@ -1,0 +1,160 @@
+/*===- adcheck.h - checking helpers for the ADPass integration tests ------===*
+ *
+ * Header-only, static functions only; works in C and C++.
+ *
+ *   ad_check(what, got, want, rtol, atol)   one comparison; prints
+ *                                           "FAIL what: got G want W" if
+ *                                           |got-want| > atol + rtol*|want|
+ *                                           (or either value is NaN/inf)
+ *   ad_deriv(what, got, analytic, fd, tol)  the standard triple check of a
+ *                                           derivative: AD vs analytic, AD vs
+ *                                           finite difference, and analytic
+ *                                           vs finite difference (so a wrong
+ *                                           hand formula fails too)
+ *   AD_FD(var, expr)                        d(expr)/d(var) by a central
+ *                                           4-point (Richardson) stencil;
+ *                                           var is a local float/double
+ *                                           lvalue, restored afterwards
+ *   ad_fd1(f, x), ad_fd1f(f, x)             same for double(double) and
+ *                                           float(float) function pointers
+ *   ad_fmt(fmt, ...)                        printf into a rotating buffer
+ *                                           of 8 (ad_deriv uses 3), for
+ *                                           check labels: pass it straight
+ *                                           to ad_check/ad_deriv
+ *   ad_finish()                             prints "N checks passed" (or the
+ *                                           failure count); returns the exit
+ *                                           status: 0 iff nothing failed and
+ *                                           at least one check ran
+ *
+ * The stencil step is a power of two relative to max(|x|, 1/4): about 1e-4
+ * relative for double, 1e-2 for float. Keep test points at least 3 steps
+ * away from kinks, branch boundaries and domain edges.
+ *===----------------------------------------------------------------------===*/
+#ifndef ADCHECK_H
+#define ADCHECK_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The checking code itself must not be affected by -ffast-math. */
+#pragma float_control(precise, on, push)
+
+#define AD_UNUSED __attribute__((unused))
+
+typedef struct {
+  double rtol, atol;       /* AD (and analytic) vs analytic */
+  double fd_rtol, fd_atol; /* anything vs finite differences */
+} ad_tol;
+
+/* Derivatives computed in double. */
+static const ad_tol AD_TOL_D AD_UNUSED = {1e-9, 1e-12, 1e-6, 1e-8};
+/* Derivatives computed in float, compared with formulas evaluated in double
+ * and with finite differences of the float function. */
+static const ad_tol AD_TOL_F AD_UNUSED = {1e-5, 1e-6, 1e-3, 1e-4};
+
+static int ad_checks_run_ = 0;
+static int ad_checks_failed_ = 0;
+
+/* NaN/inf test on the bits, immune to -ffinite-math-only. */
+static AD_UNUSED int ad_is_finite(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return ((b >> 52) & 0x7ff) != 0x7ff;
+}
+
+static AD_UNUSED const char *ad_fmt(const char *fmt, ...) {
+  static char bufs[8][256];
+  static unsigned next = 0;
+  char *b = bufs[next++ % 8];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b, sizeof bufs[0], fmt, ap);
+  va_end(ap);
+  return b;
+}
+
+/* noinline and the volatile round trip keep -ffast-math callers from
+ * assuming the values are finite. */
+static AD_UNUSED __attribute__((noinline)) int
+ad_check(const char *what, double got_in, double want_in, double rtol,
+         double atol) {
+  volatile double got_v = got_in, want_v = want_in;
+  double got = got_v, want = want_v;
+  int ok = 0;
+  double err = 0, tol = 0;
+  ad_checks_run_++;
+  if (ad_is_finite(got) && ad_is_finite(want)) {
+    err = fabs(got - want);
+    tol = atol + rtol * fabs(want);
+    ok = err <= tol;
+  }
+  if (!ok) {
+    ad_checks_failed_++;
+    printf("FAIL %s: got %.17g want %.17g (|err| %.3g, tol %.3g)\n", what,
+           got, want, err, tol);
+  }
+  return ok;
+}
+
+static AD_UNUSED void ad_deriv(const char *what, double got, double analytic,
+                               double fd, ad_tol t) {
+  ad_check(ad_fmt("%s [AD vs analytic]", what), got, analytic, t.rtol, t.atol);
+  ad_check(ad_fmt("%s [AD vs FD]", what), got, fd, t.fd_rtol, t.fd_atol);
+  ad_check(ad_fmt("%s [analytic vs FD]", what), analytic, fd, t.fd_rtol,
+           t.fd_atol);
+}
+
+/* Power-of-two step: x0 + k*h is exact for k in -2..2. */
+static AD_UNUSED double ad_fd_step(double x, int is_float) {
+  double a = fabs(x);
+  int e;
+  if (a < 0.25)
+    a = 0.25;
+  frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+  return ldexp(1.0, e - (is_float ? 7 : 14));
+}
+
+static AD_UNUSED int ad_finish(void) {
+  if (ad_checks_failed_) {
+    printf("%d of %d checks FAILED\n", ad_checks_failed_, ad_checks_run_);
+    return 1;
+  }
+  if (ad_checks_run_ == 0) {
+    printf("no checks ran\n");
+    return 1;
+  }
+  printf("%d checks passed\n", ad_checks_run_);
+  return 0;
+}
+
+#pragma float_control(pop)
+
+/* d(expr)/d(var): (f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / 12h. */
+#define AD_FD(var, expr)                                                       \
+  __extension__({                                                              \
+    double ad_fd_x0_ = (double)(var);                                          \
+    double ad_fd_h_ = ad_fd_step(ad_fd_x0_, sizeof(var) == sizeof(float));     \
+    double ad_fd_v_[4];                                                        \
+    int ad_fd_i_;                                                              \
+    for (ad_fd_i_ = 0; ad_fd_i_ < 4; ad_fd_i_++) {                             \
+      static const double ad_fd_o_[4] = {-2.0, -1.0, 1.0, 2.0};                \
+      (var) = ad_fd_x0_ + ad_fd_o_[ad_fd_i_] * ad_fd_h_;                       \
+      ad_fd_v_[ad_fd_i_] = (double)(expr);                                     \
+    }                                                                          \
+    (var) = ad_fd_x0_;                                                         \
+    (ad_fd_v_[0] - 8.0 * ad_fd_v_[1] + 8.0 * ad_fd_v_[2] - ad_fd_v_[3]) /      \
+        (12.0 * ad_fd_h_);                                                     \
+  })
+
+static AD_UNUSED double ad_fd1(double (*f)(double), double x) {
+  return AD_FD(x, f(x));
+}
+
+static AD_UNUSED double ad_fd1f(float (*f)(float), float x) {
+  return AD_FD(x, f(x));
+}
+
+#endif /* ADCHECK_H */

@@ -1,0 +1,91 @@
+// One moderately mixed function (helper with a branch, tanh, exp, sin, pow,
+// fabs, fmax, a switch, an inactive int) differentiated in reverse and
+// forward mode under many compiler flags: debug info, every -O level,
+// fast-math, FP contraction off/fast (fmuladd/fma), no math errno, no
+// inlining.
+//
+// RUN: %adcc -O0 -g %s -o %t.O0g %adlibs && %t.O0g
+// RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
+// RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcc -Os %s -o %t.Os %adlibs && %t.Os
+// RUN: %adcc -Oz %s -o %t.Oz %adlibs && %t.Oz
+// RUN: %adcc -O2 -ffast-math %s -o %t.fm %adlibs && %t.fm
+// RUN: %adcc -O3 -ffast-math -g %s -o %t.O3fmg %adlibs && %t.O3fmg
+// RUN: %adcc -O0 -ffast-math %s -o %t.O0fm %adlibs && %t.O0fm
+// RUN: %adcc -O2 -ffp-contract=off %s -o %t.nocontract %adlibs && %t.nocontract
+// RUN: %adcc -O2 -ffp-contract=fast %s -o %t.contract %adlibs && %t.contract
+// RUN: %adcc -O2 -fno-math-errno %s -o %t.noerrno %adlibs && %t.noerrno
+// RUN: %adcc -O2 -fno-inline %s -o %t.noinline %adlibs && %t.noinline
+
+#include "ad.h"
+#include "adcheck.h"
+#include <math.h>
+
+typedef struct {
+  double dx, dy;
+} grad2;
+grad2 __ad_gradient_2(void *fn, ...) AD_MARKER;
+
+static double leaky(double v) { return v > 0 ? v : 0.1 * v; }
+
+double model(double x, double y) {
+  double a = leaky(x * 1.5 - y);
+  double b = tanh(a * y + 0.3);
+  double r = a * b + exp(-y * y) * sin(x) + pow(fabs(y) + 1, 1.5) +
+             0.25 * fmax(x, y);
+  switch ((int)(x * 2) & 1) {
+  case 0:
+    r += x * y;
+    break;
+  default:
+    r += x / (1 + y * y);
+  }
+  return r;
+}
+
+// Every point is away from the kinks: 1.5x = y, y = 0, x = y, 2x integer.
+static volatile double xy[][2] = {
+    {0.7, -0.4}, {-1.2, 0.9}, {1.9, 2.3}, {-0.3, -1.6}, {2.6, 0.35}};
+
+int main(void) {
+  for (unsigned i = 0; i < sizeof xy / sizeof xy[0]; i++) {
+    double x = xy[i][0], y = xy[i][1], t = 0;
+    char at[64];
+    snprintf(at, sizeof at, "(%g,%g)", x, y);
+
+    /* the analytic gradient, term by term */
+    double u = 1.5 * x - y, s = u > 0 ? 1.0 : 0.1, a = s * u;
+    double ax = 1.5 * s, ay = -s;
+    double b = tanh(a * y + 0.3), db = 1 - b * b;
+    double bx = db * ax * y, by = db * (ay * y + a);
+    double e = exp(-y * y);
+    double gx = ax * b + a * bx + e * cos(x);
+    double gy = ay * b + a * by - 2 * y * e * sin(x) +
+                1.5 * sqrt(fabs(y) + 1) * (y < 0 ? -1 : 1);
+    if (x > y)
+      gx += 0.25;
+    else
+      gy += 0.25;
+    if (((int)(x * 2) & 1) == 0) {
+      gx += y;
+      gy += x;
+    } else {
+      gx += 1 / (1 + y * y);
+      gy += -2 * x * y / ((1 + y * y) * (1 + y * y));
+    }
+
+    double fdx = AD_FD(x, model(x, y)), fdy = AD_FD(y, model(x, y));
+    grad2 g = __ad_gradient_2(model, x, y);
+    ad_deriv(ad_fmt("model dx %s", at), g.dx, gx, fdx, AD_TOL_D);
+    ad_deriv(ad_fmt("model dy %s", at), g.dy, gy, fdy, AD_TOL_D);
+    double d = __ad_gradient(model, x, AD_CONST, y);
+    ad_deriv(ad_fmt("model dx, y const %s", at), d, gx, fdx, AD_TOL_D);
+
+    double dx = -0.6, dy = 1.3;
+    double fdt = AD_FD(t, model(x + t * dx, y + t * dy));
+    d = __ad_derivative(model, x, dx, y, dy);
+    ad_deriv(ad_fmt("model forward %s", at), d, gx * dx + gy * dy, fdt, AD_TOL_D);
+  }
+  return ad_finish();
+}
