@@ -6,11 +6,12 @@
 #   test/diagnostics/   programs the pass must reject, messages checked
 #   test/runtime/       unit tests of libADRuntime
 import os
+import sys
 import lit.formats
 
 config.name = "ADPass"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".ll", ".c", ".cpp"]
+config.suffixes = [".ll", ".c", ".cpp", ".test"]
 config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ad_obj_root, "test")
@@ -34,5 +35,8 @@ config.substitutions.append(("%adcxx", "%s -fpass-plugin=%s -I%s -I%s/Inputs"
                              % (clangxx, plugin, inc, os.path.join(config.test_source_root, "integration"))))
 config.substitutions.append(("%adlibs", "%s -lm" % runtime))
 config.substitutions.append(("%clang", clang))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%llvm_bin", config.llvm_bin))
+config.substitutions.append(("%adplugin", plugin))
 config.substitutions.append(("%inc", inc))
 config.substitutions.append(("%runtime", runtime))
