@@ -61,9 +61,14 @@ void copyPrimalAttributes(Function &Derived, const Function &Primal,
       AttributeList::get(Ctx, PA.getFnAttrs(), RetAttrs, Params));
   Derived.removeFnAttr(Attribute::OptimizeNone);
   Derived.removeFnAttr(Attribute::NoInline);
-  if (WritesTape)
-    Derived.setMemoryEffects(Primal.getMemoryEffects() |
-                             MemoryEffects::argMemOnly(ModRefInfo::ModRef));
+  if (WritesTape) {
+    // f.fwd writes its tape and pushes records on the runtime's tape, which
+    // allocates: none of the primal's promises about memory hold.
+    Derived.setMemoryEffects(MemoryEffects::unknown());
+    for (Attribute::AttrKind K : {Attribute::NoFree, Attribute::NoSync,
+                                  Attribute::Speculatable})
+      Derived.removeFnAttr(K);
+  }
 }
 
 std::optional<DerivedInfo> getDerivedInfo(const Function &F) {

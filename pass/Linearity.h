@@ -10,6 +10,7 @@
 
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Metadata.h"
+#include <optional>
 
 namespace ad {
 
@@ -17,6 +18,10 @@ inline constexpr const char *LinearMD = "ad.linear";
 /// In a linear function, the tape read that tells which predecessor a
 /// merge block was entered from (Transpose branches on it).
 inline constexpr const char *PredIndexMD = "ad.pred";
+
+/// On a call of g.lin inside a loop: g's tape was pushed on the runtime tape
+/// for this call (its operand is the record size); f.rev pops it after g.rev.
+inline constexpr const char *CalleeTapeOnStackMD = "ad.callee.tape";
 
 inline bool isLinear(const llvm::Value *V) {
   auto *I = llvm::dyn_cast<llvm::Instruction>(V);
@@ -30,6 +35,11 @@ inline void markLinear(llvm::Instruction *I) {
 inline void markWith(llvm::Instruction *I, const char *Kind) {
   I->setMetadata(Kind, llvm::MDNode::get(I->getContext(), {}));
 }
+
+/// Marks \p LinCall as using a tape of type \p TapeTy pushed for this call.
+void markCalleeTapeOnStack(llvm::Instruction *LinCall, llvm::Type *TapeTy);
+/// The record size f.rev pops after transposing \p LinCall, if any.
+std::optional<uint64_t> calleeTapeOnStackSize(const llvm::Instruction &LinCall);
 
 } // namespace ad
 

@@ -2,6 +2,7 @@
 #include "LinearityVerifier.h"
 #include "DerivedFunctions.h"
 #include "Linearity.h"
+#include "TapeRuntime.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
@@ -137,7 +138,7 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
       if (isLinearValue(Op))
         return "non-linear code reads a linear value";
   if (Kind == DerivedKind::Lin && !I.isTerminator()) {
-    if (isa<CallBase>(I))
+    if (isa<CallBase>(I) && !isTapeCall(&I, TapeOp::Read))
       return "a linear function runs primal code (a call)";
     for (const Value *Op : I.operands())
       if (auto *OpI = dyn_cast<Instruction>(Op);

@@ -2,9 +2,7 @@
 #include "PrepareSource.h"
 #include "Diagnostics.h"
 
-#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
-#include "llvm/IR/Dominators.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -41,14 +39,6 @@ static bool checkSupported(Function &F, const Function &Orig,
                         "parameters only)");
       return false;
     }
-  DominatorTree DT(F);
-  LoopInfo LI(DT);
-  if (!LI.empty()) {
-    Loop *L = *LI.begin();
-    Diags.errorAt(*L->getHeader()->getTerminator(),
-                  "cannot differentiate a loop: loops are not supported yet");
-    return false;
-  }
   for (Instruction &I : instructions(F)) {
     if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
       continue;

@@ -3,6 +3,7 @@
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "Linearity.h"
+#include "TapeRuntime.h"
 #include "TransposeRules.h"
 #include "Unzip.h"
 
@@ -121,6 +122,9 @@ bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
   if (!Call.getType()->isVoidTy())
     Args.push_back(takeCotangent(B, &Call));
   CallInst *Cts = B.CreateCall(CalleeRev, Args);
+  // g's tape was pushed for this call (inside a loop): release it.
+  if (std::optional<uint64_t> Size = calleeTapeOnStackSize(Call))
+    emitPopOfSize(B, *Size);
   unsigned NumOut = Call.arg_size() - 1;
   for (unsigned K = 0; K < NumOut; ++K)
     accumulate(B, Call.getArgOperand(K + 1),
@@ -138,7 +142,14 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   for (Instruction &I : BB) {
     if (isLinear(&I) || I.isTerminator())
       continue;
-    Instruction *C = I.clone();
+    // f.lin reads a loop block's record forwards; f.rev pops it.
+    Instruction *C = isTapeCall(&I, TapeOp::Read)
+                         ? emitPopFor(B, cast<CallInst>(I))
+                         : I.clone();
+    if (C->getParent()) {
+      Local[&I] = C;
+      continue;
+    }
     for (Use &U : C->operands()) {
       if (isa<Constant>(U.get()) || isa<BasicBlock>(U.get()))
         continue;

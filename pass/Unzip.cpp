@@ -3,9 +3,12 @@
 #include "DerivedFunctions.h"
 #include "Linearity.h"
 #include "Linearize.h"
+#include "TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -45,17 +48,38 @@ static Function *mixedCallee(const Instruction &I) {
 
 namespace {
 
-/// Where everything lives in %f.tape.
-struct TapeLayout {
-  SmallVector<Type *, 16> Fields;
-  MapVector<Value *, unsigned> Residuals;      // Jvp value -> field
-  DenseMap<BasicBlock *, unsigned> PredIndex;  // Jvp merge block -> field
-  DenseMap<CallBase *, unsigned> CalleeTapes;  // mixed call -> field
-  DenseMap<CallBase *, Unzipped> Callees;
+/// Where a residual, a predecessor index or a callee's tape is kept: a
+/// field of the static %f.tape, or of the record a loop block pushes.
+struct TapeSlot {
+  BasicBlock *Record = nullptr; ///< null: the static tape
+  unsigned Field = 0;
+};
 
+/// The record a block inside a loop pushes at every execution.
+struct BlockRecord {
+  SmallVector<Type *, 8> Fields;
+  SmallVector<std::pair<Value *, unsigned>, 8> Residuals; ///< Jvp value
+  std::optional<unsigned> PredIndex;
+  SmallVector<std::pair<CallBase *, unsigned>, 2> CalleeTapes; ///< pointers
+  StructType *Ty = nullptr;
   unsigned add(Type *T) {
     Fields.push_back(T);
     return Fields.size() - 1;
+  }
+};
+
+struct TapeLayout {
+  SmallVector<Type *, 16> StaticFields;
+  MapVector<Value *, unsigned> StaticResiduals; ///< stored at definition
+  DenseMap<std::pair<BasicBlock *, Value *>, TapeSlot> Reads;
+  DenseMap<BasicBlock *, TapeSlot> PredIndex;
+  DenseMap<CallBase *, TapeSlot> CalleeTapes;
+  DenseMap<CallBase *, Unzipped> Callees;
+  MapVector<BasicBlock *, BlockRecord> Records;
+
+  unsigned addStatic(Type *T) {
+    StaticFields.push_back(T);
+    return StaticFields.size() - 1;
   }
 };
 
@@ -66,9 +90,12 @@ public:
 
 private:
   bool planTape();
+  void noteResidual(BasicBlock &BB, Value *V);
   Function *buildFwd();
   Function *buildLin();
-  Value *tapeField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
+  Value *staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
+  Value *slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
+                     Value *Record);
 
   Function &Jvp;
   Differentiator &D;
@@ -76,15 +103,51 @@ private:
   TapeLayout Layout;
   StructType *TapeTy = nullptr;
   SmallPtrSet<Instruction *, 2> ReturnPacking; // the {y, dy} insertvalues
+  std::unique_ptr<DominatorTree> DT;
+  std::unique_ptr<LoopInfo> LI;
 };
 
 } // namespace
 
-Value *Unzipper::tapeField(IRBuilderBase &B, Value *TapePtr, unsigned Field) {
+Value *Unzipper::staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field) {
   return B.CreateStructGEP(TapeTy, TapePtr, Field);
 }
 
+Value *Unzipper::slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
+                             Value *Record) {
+  if (!S.Record)
+    return staticField(B, TapePtr, S.Field);
+  return B.CreateStructGEP(Layout.Records[S.Record].Ty, Record, S.Field);
+}
+
+/// Residual \p V is read by linear code (or the terminator) of \p BB. Values
+/// computed outside every loop are taped once, in the static tape, even when
+/// loops read them; values computed inside a loop go into the record of each
+/// loop block that reads them.
+void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
+  auto *A = dyn_cast<Argument>(V);
+  auto *I = dyn_cast<Instruction>(V);
+  if ((!A && !I) || isLinear(V) || (A && A->getArgNo() >= Info.Primal->arg_size()))
+    return;
+  if (Layout.Reads.count({&BB, V}))
+    return;
+  bool DefinedInLoop = I && LI->getLoopFor(I->getParent());
+  if (!LI->getLoopFor(&BB) || !DefinedInLoop) {
+    auto [It, New] = Layout.StaticResiduals.insert({V, 0});
+    if (New)
+      It->second = Layout.addStatic(V->getType());
+    Layout.Reads[{&BB, V}] = {nullptr, It->second};
+    return;
+  }
+  BlockRecord &R = Layout.Records[&BB];
+  unsigned Field = R.add(V->getType());
+  R.Residuals.push_back({V, Field});
+  Layout.Reads[{&BB, V}] = {&BB, Field};
+}
+
 bool Unzipper::planTape() {
+  DT = std::make_unique<DominatorTree>(Jvp);
+  LI = std::make_unique<LoopInfo>(*DT);
   for (BasicBlock &BB : Jvp)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
       if (auto [Y, DY] = unpackJvpReturn(*Ret); DY) {
@@ -93,18 +156,19 @@ bool Unzipper::planTape() {
         ReturnPacking.insert(cast<Instruction>(WithTangent->getOperand(0)));
       }
 
-  unsigned NumPrimalArgs = Info.Primal->arg_size();
-  auto NoteResidual = [&](Value *V) {
-    auto *A = dyn_cast<Argument>(V);
-    bool IsTangentArg = A && A->getArgNo() >= NumPrimalArgs;
-    if ((isa<Instruction>(V) || A) && !isLinear(V) && !IsTangentArg &&
-        !Layout.Residuals.count(V))
-      Layout.Residuals[V] = Layout.add(V->getType());
-  };
+  LLVMContext &Ctx = Jvp.getContext();
   for (BasicBlock &BB : Jvp) {
-    if (predecessorsInLayoutOrder(BB).size() > 1)
-      Layout.PredIndex[&BB] = Layout.add(
-          predIndexType(Jvp.getContext(), predecessorsInLayoutOrder(BB).size()));
+    bool InLoop = LI->getLoopFor(&BB);
+    if (size_t N = predecessorsInLayoutOrder(BB).size(); N > 1) {
+      Type *IdxTy = predIndexType(Ctx, N);
+      if (InLoop) {
+        BlockRecord &R = Layout.Records[&BB];
+        R.PredIndex = R.add(IdxTy);
+        Layout.PredIndex[&BB] = {&BB, *R.PredIndex};
+      } else {
+        Layout.PredIndex[&BB] = {nullptr, Layout.addStatic(IdxTy)};
+      }
+    }
     for (Instruction &I : BB) {
       if (ReturnPacking.count(&I))
         continue;
@@ -114,7 +178,16 @@ bool Unzipper::planTape() {
           return false;
         auto *CB = cast<CallBase>(&I);
         Layout.Callees[CB] = *U;
-        Layout.CalleeTapes[CB] = Layout.add(U->Tape);
+        if (InLoop) {
+          // The callee's tape is pushed for each call; the record keeps
+          // its address for f.lin and f.rev.
+          BlockRecord &R = Layout.Records[&BB];
+          unsigned Field = R.add(PointerType::getUnqual(Ctx));
+          R.CalleeTapes.push_back({CB, Field});
+          Layout.CalleeTapes[CB] = {&BB, Field};
+        } else {
+          Layout.CalleeTapes[CB] = {nullptr, Layout.addStatic(U->Tape)};
+        }
         continue;
       }
       if (isLinear(&I)) {
@@ -123,13 +196,13 @@ bool Unzipper::planTape() {
         if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
           continue;
         for (Value *Op : I.operands())
-          NoteResidual(Op);
+          noteResidual(BB, Op);
         continue;
       }
       if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional())
-        NoteResidual(Br->getCondition());
+        noteResidual(BB, Br->getCondition());
       else if (auto *Sw = dyn_cast<SwitchInst>(&I))
-        NoteResidual(Sw->getCondition());
+        noteResidual(BB, Sw->getCondition());
       else if (I.isTerminator() && !isa<ReturnInst>(I) &&
                !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
         D.diags().errorAt(I, Twine("cannot differentiate through the "
@@ -139,8 +212,12 @@ bool Unzipper::planTape() {
       }
     }
   }
-  NumResiduals += Layout.Residuals.size();
-  TapeTy = StructType::create(Jvp.getContext(), Layout.Fields,
+  NumResiduals += Layout.StaticResiduals.size();
+  for (auto &[BB, R] : Layout.Records) {
+    R.Ty = StructType::get(Ctx, R.Fields);
+    NumResiduals += R.Residuals.size();
+  }
+  TapeTy = StructType::create(Ctx, Layout.StaticFields,
                               derivedName(*Info.Primal, "tape", Info.Act));
   return true;
 }
@@ -170,8 +247,8 @@ Function *Unzipper::buildFwd() {
   Fwd->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
 
-  // Residuals are stored right where they become available.
-  for (auto [V, Field] : Layout.Residuals) {
+  // Static residuals are stored right where they become available.
+  for (auto [V, Field] : Layout.StaticResiduals) {
     Value *Mapped = VMap.lookup(V);
     IRBuilder<> B(Fwd->getContext());
     if (isa<Argument>(V))
@@ -180,29 +257,40 @@ Function *Unzipper::buildFwd() {
       B.SetInsertPoint(&*cast<Instruction>(Mapped)->getParent()->getFirstInsertionPt());
     else
       B.SetInsertPoint(cast<Instruction>(Mapped)->getNextNode());
-    B.CreateStore(Mapped, tapeField(B, TapePtr, Field));
+    B.CreateStore(Mapped, staticField(B, TapePtr, Field));
   }
   // Which predecessor each merge block was entered from.
-  for (auto [BB, Field] : Layout.PredIndex) {
+  DenseMap<BasicBlock *, Value *> PredIdx; // Jvp block -> Fwd phi
+  for (auto [BB, Slot] : Layout.PredIndex) {
     auto *FwdBB = cast<BasicBlock>(VMap.lookup(BB));
     SmallVector<BasicBlock *, 4> Preds = predecessorsInLayoutOrder(*FwdBB);
-    Type *IdxTy = TapeTy->getElementType(Field);
+    Type *IdxTy = predIndexType(Fwd->getContext(), Preds.size());
     auto *Idx = PHINode::Create(IdxTy, Preds.size(), "pred.idx");
     Idx->insertBefore(FwdBB->getFirstNonPHIIt());
     for (BasicBlock *P : predecessors(FwdBB))
       Idx->addIncoming(ConstantInt::get(IdxTy, llvm::find(Preds, P) - Preds.begin()), P);
-    IRBuilder<> B(&*FwdBB->getFirstInsertionPt());
-    B.CreateStore(Idx, tapeField(B, TapePtr, Field));
+    PredIdx[BB] = Idx;
+    if (!Slot.Record) {
+      IRBuilder<> B(&*FwdBB->getFirstInsertionPt());
+      B.CreateStore(Idx, staticField(B, TapePtr, Slot.Field));
+    }
   }
-  // g.jvp(x, dx) becomes g.fwd(x, &tape.g).
-  for (auto [JvpCall, Field] : Layout.CalleeTapes) {
+  // g.jvp(x, dx) becomes g.fwd(x, tape of g): a field of the static tape,
+  // or, inside a loop, a tape pushed for this call.
+  DenseMap<CallBase *, Value *> PushedCalleeTape;
+  for (auto [JvpCall, Slot] : Layout.CalleeTapes) {
     auto *Call = cast<CallBase>(VMap.lookup(JvpCall));
     const Unzipped &U = Layout.Callees[JvpCall];
     unsigned NumPrimalArgs = U.Fwd->arg_size() - 1;
     IRBuilder<> B(Call);
     SmallVector<Value *, 8> Args(Call->args().begin(),
                                  Call->args().begin() + NumPrimalArgs);
-    Args.push_back(tapeField(B, TapePtr, Field));
+    Value *CalleeTape;
+    if (Slot.Record)
+      PushedCalleeTape[JvpCall] = CalleeTape = emitTapeCall(B, TapeOp::Push, U.Tape);
+    else
+      CalleeTape = staticField(B, TapePtr, Slot.Field);
+    Args.push_back(CalleeTape);
     CallInst *FwdCall = B.CreateCall(U.Fwd, Args);
     FwdCall->setDebugLoc(Call->getDebugLoc());
     for (User *Usr : make_early_inc_range(Call->users()))
@@ -212,6 +300,22 @@ Function *Unzipper::buildFwd() {
       }
     Call->replaceAllUsesWith(PoisonValue::get(Call->getType()));
     Call->eraseFromParent();
+  }
+  // Each loop block pushes its record when it is done, after the records
+  // its callees pushed, so that f.rev pops it first.
+  for (auto &[BB, R] : Layout.Records) {
+    auto *FwdBB = cast<BasicBlock>(VMap.lookup(BB));
+    IRBuilder<> B(FwdBB->getTerminator());
+    Value *Rec = emitTapeCall(B, TapeOp::Push, R.Ty);
+    auto Store = [&](Value *V, unsigned Field) {
+      B.CreateStore(V, B.CreateStructGEP(R.Ty, Rec, Field));
+    };
+    for (auto [V, Field] : R.Residuals)
+      Store(VMap.lookup(V), Field);
+    if (R.PredIndex)
+      Store(PredIdx[BB], *R.PredIndex);
+    for (auto [Call, Field] : R.CalleeTapes)
+      Store(PushedCalleeTape[Call], Field);
   }
   // Return the primal result only; then drop every linear instruction.
   for (ReturnInst *Ret : Returns) {
@@ -267,16 +371,19 @@ Function *Unzipper::buildLin() {
 
   // Each block reads its residuals from the tape itself (once per block).
   DenseMap<std::pair<BasicBlock *, Value *>, Value *> LocalReads;
+  Value *Record = nullptr; // of the block being built
+  BasicBlock *JvpBB = nullptr;
   auto Operand = [&](IRBuilder<> &B, Value *V) -> Value * {
     if (isa<Constant>(V))
       return V;
     if (Value *L = Map.lookup(V))
       return L;
-    auto It = Layout.Residuals.find(V);
-    assert(It != Layout.Residuals.end() && "non-linear value not taped");
-    Value *&Read = LocalReads[{B.GetInsertBlock(), V}];
+    auto It = Layout.Reads.find({JvpBB, V});
+    assert(It != Layout.Reads.end() && "non-linear value not taped");
+    Value *&Read = LocalReads[{JvpBB, V}];
     if (!Read)
-      Read = B.CreateLoad(V->getType(), tapeField(B, TapePtr, It->second),
+      Read = B.CreateLoad(V->getType(),
+                          slotAddress(B, It->second, TapePtr, Record),
                           V->getName());
     return Read;
   };
@@ -284,6 +391,7 @@ Function *Unzipper::buildLin() {
   SmallVector<std::pair<PHINode *, PHINode *>, 8> Phis;
   ReversePostOrderTraversal<Function *> RPO(&Jvp);
   for (BasicBlock *BB : RPO) {
+    JvpBB = BB;
     IRBuilder<> B(BlockMap[BB]);
     for (PHINode &Phi : BB->phis())
       if (isLinear(&Phi)) {
@@ -293,26 +401,34 @@ Function *Unzipper::buildLin() {
         Map[&Phi] = LP;
         Phis.push_back({&Phi, LP});
       }
+    Record = nullptr;
+    if (auto It = Layout.Records.find(BB); It != Layout.Records.end())
+      Record = emitTapeCall(B, TapeOp::Read, It->second.Ty);
     if (auto It = Layout.PredIndex.find(BB); It != Layout.PredIndex.end()) {
-      auto *Idx = B.CreateLoad(TapeTy->getElementType(It->second),
-                               tapeField(B, TapePtr, It->second), "pred.idx");
+      auto *Idx = B.CreateLoad(
+          predIndexType(Ctx, predecessorsInLayoutOrder(*BB).size()),
+          slotAddress(B, It->second, TapePtr, Record), "pred.idx");
       markWith(Idx, PredIndexMD);
     }
     for (Instruction &I : *BB) {
       if (isa<PHINode>(I) || ReturnPacking.count(&I))
         continue;
-      if (auto CT = Layout.CalleeTapes.find(cast_or_null<CallBase>(
-              isa<CallBase>(I) ? &I : nullptr));
+      auto *Call = dyn_cast<CallBase>(&I);
+      if (auto CT = Call ? Layout.CalleeTapes.find(Call) : Layout.CalleeTapes.end();
           CT != Layout.CalleeTapes.end()) {
-        // g.jvp(x, dx) becomes g.lin(&tape.g, dx).
-        auto *Call = cast<CallBase>(&I);
+        // g.jvp(x, dx) becomes g.lin(tape of g, dx).
         const Unzipped &U = Layout.Callees[Call];
         unsigned NumPrimalArgs = U.Fwd->arg_size() - 1;
-        SmallVector<Value *, 8> Args{tapeField(B, TapePtr, CT->second)};
+        Value *CalleeTape = slotAddress(B, CT->second, TapePtr, Record);
+        if (CT->second.Record)
+          CalleeTape = B.CreateLoad(PointerType::getUnqual(Ctx), CalleeTape);
+        SmallVector<Value *, 8> Args{CalleeTape};
         for (unsigned K = NumPrimalArgs; K < Call->arg_size(); ++K)
           Args.push_back(Operand(B, Call->getArgOperand(K)));
         CallInst *LinCall = B.CreateCall(U.Lin, Args);
         markLinear(LinCall);
+        if (CT->second.Record)
+          markCalleeTapeOnStack(LinCall, U.Tape);
         for (User *Usr : Call->users())
           if (auto *EV = dyn_cast<ExtractValueInst>(Usr);
               EV && EV->getIndices()[0] == 1)
