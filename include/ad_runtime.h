@@ -88,6 +88,18 @@ void *__ad_alloc(size_t bytes);
 /* Frees memory from __ad_alloc. NULL is ignored. */
 void __ad_free(void *ptr);
 
+/*--- Shadow memory ---------------------------------------------------------*/
+/* Called by derivative code, never by users. The transposes of memcpy and
+ * memmove between shadow (derivative) memory: ct(src) += ct(dst) and
+ * ct(dst) = 0, element by element, for `bytes` bytes of double or float
+ * data. And the marker where the shadow of heap memory becomes live (does
+ * nothing; the reverse pass frees the shadow at this point). */
+void __ad_memcpy_adjoint_f64(double *dst, double *src, size_t bytes);
+void __ad_memcpy_adjoint_f32(float *dst, float *src, size_t bytes);
+void __ad_memmove_adjoint_f64(double *dst, double *src, size_t bytes);
+void __ad_memmove_adjoint_f32(float *dst, float *src, size_t bytes);
+void __ad_shadow_live(void *shadow);
+
 /*--- Statistics ------------------------------------------------------------*/
 /* One byte count per thread covers both the tape and the __ad_alloc arrays:
  *   - a tape record counts its size rounded up to AD_TAPE_ALIGN (what it

@@ -27,6 +27,14 @@ unsigned Activity::numActive() const {
   return llvm::count(Roles, ArgRole::Active);
 }
 
+SmallVector<unsigned, 8> Activity::extraOwners() const {
+  SmallVector<unsigned, 8> Owners;
+  for (unsigned K = 0; K < Roles.size(); ++K)
+    if (hasDerivative(K))
+      Owners.push_back(K);
+  return Owners;
+}
+
 std::string Activity::str() const {
   std::string S;
   for (ArgRole R : Roles)
@@ -41,31 +49,87 @@ Activity Activity::parse(StringRef S) {
   return Activity(std::move(Roles));
 }
 
-SmallPtrSet<const Value *, 32> computeVariedValues(const Function &F,
-                                                   const Activity &A) {
-  SmallPtrSet<const Value *, 32> Varied;
-  for (const Argument &Arg : F.args())
-    if (A.isActive(Arg.getArgNo()))
-      Varied.insert(&Arg);
+bool containsFloatingPoint(const Type *T) {
+  if (isDifferentiableType(T))
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), containsFloatingPoint);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return containsFloatingPoint(AT->getElementType());
+  return false;
+}
 
-  // Forward data flow to a fixed point; PHIs make one sweep insufficient
-  // once loops are allowed, and the iteration is cheap.
+static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
+  auto *CB = dyn_cast<CallBase>(V);
+  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+  return F && F->isDeclaration() && llvm::is_contained(Names, F->getName());
+}
+
+bool isAllocationCall(const Value *V) {
+  return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "aligned_alloc"});
+}
+
+bool isDeallocationCall(const Value *V) {
+  return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"});
+}
+
+/// Whether pointer-producing \p I (an address computation or a choice
+/// between addresses) takes the shadow of its pointer operands.
+static bool derivesAddress(const Instruction &I) {
+  return isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
+         isa<AddrSpaceCastInst>(I) || isa<FreezeInst>(I);
+}
+
+ActivityInfo computeActivity(const Function &F, const Activity &A) {
+  ActivityInfo Info;
+  for (const Argument &Arg : F.args()) {
+    if (A.isActive(Arg.getArgNo()))
+      Info.Varied.insert(&Arg);
+    if (A.isDup(Arg.getArgNo()))
+      Info.Shadowed.insert(&Arg);
+  }
+
+  // Forward data flow to a fixed point: loops and PHIs need more than one
+  // sweep, and the iteration is cheap.
   bool Changed = true;
+  auto Mark = [&](auto &Set, const Value *V) {
+    if (Set.insert(V).second)
+      Changed = true;
+  };
   while (Changed) {
     Changed = false;
     for (const Instruction &I : instructions(F)) {
-      if (Varied.count(&I) || !isDifferentiableType(I.getType()))
-        continue;
-      bool UsesVaried = llvm::any_of(I.operands(), [&](const Use &U) {
-        return Varied.count(U.get());
-      });
-      if (UsesVaried) {
-        Varied.insert(&I);
-        Changed = true;
+      if (I.getType()->isPointerTy()) {
+        if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+          if (containsFloatingPoint(AI->getAllocatedType()))
+            Mark(Info.Shadowed, &I);
+        } else if (isAllocationCall(&I)) {
+          Mark(Info.Shadowed, &I);
+        } else if (derivesAddress(I) &&
+                   llvm::any_of(I.operands(), [&](const Use &U) {
+                     return U->getType()->isPointerTy() &&
+                            Info.Shadowed.count(U.get());
+                   })) {
+          Mark(Info.Shadowed, &I);
+        }
       }
+      if (!isDifferentiableType(I.getType()))
+        continue;
+      if (auto *LI = dyn_cast<LoadInst>(&I)) {
+        if (Info.Shadowed.count(LI->getPointerOperand()))
+          Mark(Info.Varied, &I);
+        continue;
+      }
+      // A call reads memory through the pointers it is given.
+      bool UsesVaried = llvm::any_of(I.operands(), [&](const Use &U) {
+        return Info.Varied.count(U.get()) ||
+               (isa<CallBase>(I) && Info.Shadowed.count(U.get()));
+      });
+      if (UsesVaried)
+        Mark(Info.Varied, &I);
     }
   }
-  return Varied;
+  return Info;
 }
 
 } // namespace ad

@@ -22,6 +22,7 @@ namespace ad {
 enum class ArgRole : char {
   Active = 'a', ///< float/double value with a tangent / cotangent
   Const = 'c',  ///< no derivative (AD_CONST, integers)
+  Dup = 'd',    ///< pointer followed by its shadow pointer
 };
 
 class Activity {
@@ -36,8 +37,15 @@ public:
 
   ArgRole role(unsigned ArgNo) const { return Roles[ArgNo]; }
   bool isActive(unsigned ArgNo) const { return Roles[ArgNo] == ArgRole::Active; }
+  bool isDup(unsigned ArgNo) const { return Roles[ArgNo] == ArgRole::Dup; }
+  /// Active or Dup: the parameter gets an extra one (tangent or shadow).
+  bool hasDerivative(unsigned ArgNo) const { return Roles[ArgNo] != ArgRole::Const; }
   unsigned size() const { return Roles.size(); }
   unsigned numActive() const;
+  /// f.jvp takes f's parameters, then one extra per parameter with a
+  /// derivative (tangent or shadow), in parameter order: the f parameter
+  /// each extra belongs to.
+  llvm::SmallVector<unsigned, 8> extraOwners() const;
   /// "ac" for (active, constant): used in derived function names.
   std::string str() const;
   static Activity parse(llvm::StringRef S);
@@ -49,13 +57,25 @@ private:
 
 /// Types whose values can carry a tangent.
 bool isDifferentiableType(const llvm::Type *T);
+/// Types that contain floating-point data somewhere (memory that can hold
+/// derivatives).
+bool containsFloatingPoint(const llvm::Type *T);
 
-/// The values of \p F (arguments and instructions) that depend on an active
-/// argument through differentiable data flow. Integers never vary: their
-/// derivative is zero, so code that only computes integers (indices, branch
-/// conditions) never gets tangent code.
-llvm::SmallPtrSet<const llvm::Value *, 32>
-computeVariedValues(const llvm::Function &F, const Activity &A);
+/// Heap allocation and release functions whose memory gets a shadow.
+bool isAllocationCall(const llvm::Value *V);
+bool isDeallocationCall(const llvm::Value *V);
+
+/// Which values of a function carry derivatives.
+struct ActivityInfo {
+  /// Values that depend on an active argument or on memory with a shadow.
+  /// Integers never vary: their derivative is zero, so code that only
+  /// computes integers (indices, branch conditions) never gets tangent code.
+  llvm::SmallPtrSet<const llvm::Value *, 32> Varied;
+  /// Pointers with a shadow: AD_DUP arguments, local and heap memory that
+  /// can hold floating-point data, and addresses computed from them.
+  llvm::SmallPtrSet<const llvm::Value *, 16> Shadowed;
+};
+ActivityInfo computeActivity(const llvm::Function &F, const Activity &A);
 
 } // namespace ad
 

@@ -2,10 +2,12 @@
 #include "LinearityVerifier.h"
 #include "DerivedFunctions.h"
 #include "Linearity.h"
+#include "ShadowMemory.h"
 #include "TapeRuntime.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -17,7 +19,9 @@ namespace {
 class LinearityChecker {
 public:
   LinearityChecker(const Function &F, DerivedKind K) : F(F), Kind(K) {
-    Primal = getDerivedInfo(F)->Primal;
+    auto Info = getDerivedInfo(F);
+    Primal = Info->Primal;
+    Act = Info->Act;
   }
   bool run(std::string &Msg);
 
@@ -31,15 +35,21 @@ private:
   const Function &F;
   DerivedKind Kind;
   const Function *Primal;
+  Activity Act;
 };
 
 } // namespace
 
 bool LinearityChecker::isLinearValue(const Value *V) const {
-  if (auto *A = dyn_cast<Argument>(V))
-    // Tangent parameters: after f's own in f.jvp, after the tape in f.lin.
-    return Kind == DerivedKind::Jvp ? A->getArgNo() >= Primal->arg_size()
-                                    : A->getArgNo() >= 1;
+  if (auto *A = dyn_cast<Argument>(V)) {
+    // Tangent parameters: after f's own in f.jvp (shadows, also there, are
+    // addresses: non-linear), after the tape in f.lin.
+    if (Kind == DerivedKind::Lin)
+      return A->getArgNo() >= 1;
+    unsigned N = Primal->arg_size();
+    return A->getArgNo() >= N &&
+           Act.isActive(Act.extraOwners()[A->getArgNo() - N]);
+  }
   return isLinear(V);
 }
 
@@ -113,7 +123,21 @@ const char *LinearityChecker::checkLinear(const Instruction &I) const {
       return isLinearOrZero(I.getOperand(1)) ? nullptr
                                              : "returned tangent is not linear";
     return AllLinearOrZero({0, 1}) ? nullptr : "bad linear insertvalue";
+  case Instruction::Load:
+    return NonLinear(0) ? nullptr : "a linear load needs a non-linear address";
+  case Instruction::Store:
+    return isLinearOrZero(I.getOperand(0)) && NonLinear(1)
+               ? nullptr
+               : "a linear store needs a linear value and a non-linear address";
   case Instruction::Call: {
+    // Copies and fills of shadow memory, and the lifetime of heap shadows:
+    // every operand is an address or a length.
+    if (isa<MemIntrinsic>(I) || isShadowLive(I) || isShadowFree(I)) {
+      for (const Value *Op : cast<CallInst>(I).args())
+        if (isLinearValue(Op))
+          return "a shadow memory operation takes a linear operand";
+      return nullptr;
+    }
     const Function *Callee = cast<CallInst>(I).getCalledFunction();
     auto Info = Callee ? getDerivedInfo(*Callee) : std::nullopt;
     if (Kind != DerivedKind::Lin || !Info || Info->Kind != DerivedKind::Lin)

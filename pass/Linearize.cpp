@@ -11,6 +11,7 @@
 #include "Differentiator.h"
 #include "JvpRules.h"
 #include "Linearity.h"
+#include "LinearizeImpl.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
@@ -64,39 +65,6 @@ static std::optional<SmallVector<unsigned, 2>> linearDataOperands(unsigned Op) {
   }
 }
 
-namespace {
-
-class Linearizer {
-public:
-  Linearizer(Function &Src, Function &Primal, const Activity &A,
-             Differentiator &D)
-      : Src(Src), Primal(Primal), Act(A), D(D) {}
-
-  Function *run();
-
-private:
-  Function *createJvpDeclaration();
-  Value *tangentOf(Value *V);
-  bool isVaried(const Value *V) const { return Varied.count(V); }
-  void linearizeInstruction(Instruction &I);
-  void applyRule(Instruction &I, const JvpRule &R);
-  void applyLinearStructure(Instruction &I, ArrayRef<unsigned> DataOps);
-  void linearizeUserCall(CallBase &CB, Function &Callee);
-  void linearizeReturn(ReturnInst &Ret);
-  void fail(const Instruction &At, const Twine &Msg);
-
-  Function &Src;
-  Function &Primal;
-  Activity Act;
-  Differentiator &D;
-  Function *J = nullptr;
-  SmallPtrSet<const Value *, 32> Varied; // values of J
-  DenseMap<const Value *, Value *> Tangent;
-  bool Failed = false;
-};
-
-} // namespace
-
 void Linearizer::fail(const Instruction &At, const Twine &Msg) {
   if (!Failed)
     D.diags().errorAt(At, Msg);
@@ -104,9 +72,11 @@ void Linearizer::fail(const Instruction &At, const Twine &Msg) {
 }
 
 Function *Linearizer::createJvpDeclaration() {
+  // f's parameters, then a tangent per active one and a shadow per AD_DUP
+  // pointer, in parameter order.
   SmallVector<Type *, 8> Params(Src.getFunctionType()->params());
   for (Argument &A : Src.args())
-    if (Act.isActive(A.getArgNo()))
+    if (Act.hasDerivative(A.getArgNo()))
       Params.push_back(A.getType());
   auto *FT = FunctionType::get(jvpReturnType(Src.getReturnType()), Params,
                                /*isVarArg=*/false);
@@ -116,7 +86,7 @@ Function *Linearizer::createJvpDeclaration() {
   unsigned Next = Src.arg_size();
   for (Argument &A : Src.args()) {
     F->getArg(A.getArgNo())->setName(A.getName());
-    if (Act.isActive(A.getArgNo()))
+    if (Act.hasDerivative(A.getArgNo()))
       F->getArg(Next++)->setName("d" + A.getName());
   }
   return F;
@@ -142,12 +112,18 @@ Function *Linearizer::run() {
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
 
-  for (const Value *V : computeVariedValues(Src, Act))
+  ActivityInfo Info = computeActivity(Src, Act);
+  for (const Value *V : Info.Varied)
     Varied.insert(VMap.lookup(V));
-  unsigned NextTangentArg = Src.arg_size();
-  for (Argument &A : Src.args())
+  for (const Value *V : Info.Shadowed)
+    Shadowed.insert(VMap.lookup(V));
+  unsigned NextExtraArg = Src.arg_size();
+  for (Argument &A : Src.args()) {
     if (Act.isActive(A.getArgNo()))
-      Tangent[J->getArg(A.getArgNo())] = J->getArg(NextTangentArg++);
+      Tangent[J->getArg(A.getArgNo())] = J->getArg(NextExtraArg++);
+    else if (Act.isDup(A.getArgNo()))
+      Shadow[J->getArg(A.getArgNo())] = J->getArg(NextExtraArg++);
+  }
 
   // Tangent PHIs first, so that uses across back edges find them.
   ReversePostOrderTraversal<Function *> RPO(J);
@@ -163,6 +139,8 @@ Function *Linearizer::run() {
         PhiPairs.push_back({&Phi, TP});
       }
 
+  createShadowPhis();
+
   SmallVector<Instruction *, 64> Work;
   for (BasicBlock *BB : RPO)
     for (Instruction &I : *BB)
@@ -171,12 +149,20 @@ Function *Linearizer::run() {
   for (Instruction *I : Work) {
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
-    else if (isVaried(I) || isa<CallBase>(I))
+    else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||
+             isa<LoadInst>(I) || isa<StoreInst>(I))
       linearizeInstruction(*I);
     if (Failed)
       return nullptr;
   }
 
+  for (auto [Phi, SP] : ShadowPhis)
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+      Value *S = shadowOf(Phi->getIncomingValue(K), *Phi);
+      if (!S)
+        return nullptr;
+      SP->addIncoming(S, Phi->getIncomingBlock(K));
+    }
   for (auto [Phi, TP] : PhiPairs)
     for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
       Value *In = Phi->getIncomingValue(K);
@@ -192,37 +178,18 @@ Function *Linearizer::run() {
 }
 
 void Linearizer::linearizeInstruction(Instruction &I) {
-  if (isa<DbgInfoIntrinsic>(I))
+  if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
     return;
-  if (auto *CB = dyn_cast<CallBase>(&I)) {
-    bool AnyVariedArg = llvm::any_of(CB->args(), [&](const Use &U) {
-      return isVaried(U.get());
-    });
-    if (!AnyVariedArg)
-      return; // Inactive call: stays as primal code.
-    if (CB->isInlineAsm())
-      return fail(I, "cannot differentiate inline assembly");
-    Function *Callee = CB->getCalledFunction();
-    if (!Callee)
-      return fail(I, "cannot differentiate an indirect call (function "
-                     "pointer) with an active argument: function pointers "
-                     "are not supported yet");
-    if (const JvpRule *R = findJvpRule(I, D.tli(*I.getFunction())))
-      return applyRule(I, *R);
-    if (!Callee->isDeclaration())
-      return linearizeUserCall(*CB, *Callee);
-    if (isKnownInactiveFunction(Callee->getName()))
-      return;
-    // An external function whose result does not carry a derivative and
-    // that cannot write memory cannot influence the derivative.
-    if (!isDifferentiableType(I.getType()) && Callee->onlyReadsMemory())
-      return;
-    return fail(I, "cannot differentiate a call to '" + displayName(*Callee) +
-                       "': it has no derivative rule and its body is not "
-                       "visible in this translation unit (define it in this "
-                       "file, or use a supported math function)");
-  }
-
+  if (isShadowed(&I) && !isa<PHINode>(I))
+    return linearizeAddress(I);
+  if (auto *LI = dyn_cast<LoadInst>(&I))
+    return linearizeLoad(*LI);
+  if (auto *SI = dyn_cast<StoreInst>(&I))
+    return linearizeStore(*SI);
+  if (auto *MI = dyn_cast<MemIntrinsic>(&I))
+    return linearizeMemIntrinsic(*MI);
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return linearizeCall(*CB);
   if (const JvpRule *R = findJvpRule(I, nullptr))
     return applyRule(I, *R);
   if (auto DataOps = linearDataOperands(I.getOpcode()))
@@ -231,20 +198,49 @@ void Linearizer::linearizeInstruction(Instruction &I) {
               I.getOpcodeName() + "' (not supported yet)");
 }
 
-/// A builder whose every instruction is marked linear.
-using LinearBuilder = IRBuilder<ConstantFolder, IRBuilderCallbackInserter>;
+void Linearizer::linearizeCall(CallBase &CB) {
+  if (isDeallocationCall(&CB))
+    return linearizeDeallocation(CB);
+  bool Active = llvm::any_of(CB.args(), [&](const Use &U) {
+    return isVaried(U.get()) || isShadowed(U.get());
+  });
+  if (!Active)
+    return; // Inactive call: stays as primal code.
+  if (CB.isInlineAsm())
+    return fail(CB, "cannot differentiate inline assembly");
+  Function *Callee = CB.getCalledFunction();
+  if (!Callee)
+    return fail(CB, "cannot differentiate an indirect call (function "
+                    "pointer) with an active argument: function pointers "
+                    "are not supported yet");
+  if (const JvpRule *R = findJvpRule(CB, D.tli(*CB.getFunction())))
+    return applyRule(CB, *R);
+  if (!Callee->isDeclaration())
+    return linearizeUserCall(CB, *Callee);
+  if (isKnownInactiveFunction(Callee->getName()))
+    return;
+  bool PassesActiveMemory = llvm::any_of(
+      CB.args(), [&](const Use &U) { return isShadowed(U.get()); });
+  // An external function whose result does not carry a derivative and
+  // that cannot write memory cannot influence the derivative.
+  if (!isDifferentiableType(CB.getType()) && Callee->onlyReadsMemory() &&
+      !PassesActiveMemory)
+    return;
+  fail(CB, "cannot differentiate a call to '" + displayName(*Callee) +
+               "': it has no derivative rule and its body is not visible "
+               "in this translation unit (define it in this file, or use a "
+               "supported math function)");
+}
 
-struct TangentBuilder : LinearBuilder {
-  TangentBuilder(Instruction *InsertBefore, const Instruction &Primal)
-      : LinearBuilder(InsertBefore->getContext(), ConstantFolder(),
-                      IRBuilderCallbackInserter(markLinear)) {
-    SetInsertPoint(InsertBefore);
-    // Derivative code inherits the user's fast-math choices for this
-    // operation.
-    if (auto *FPOp = dyn_cast<FPMathOperator>(&Primal))
-      setFastMathFlags(FPOp->getFastMathFlags());
-  }
-};
+TangentBuilder::TangentBuilder(Instruction *InsertBefore,
+                               const Instruction &Primal)
+    : IRBuilder(InsertBefore->getContext(), ConstantFolder(),
+                IRBuilderCallbackInserter(markLinear)) {
+  SetInsertPoint(InsertBefore);
+  // Derivative code inherits the user's fast-math choices for this operation.
+  if (auto *FPOp = dyn_cast<FPMathOperator>(&Primal))
+    setFastMathFlags(FPOp->getFastMathFlags());
+}
 
 void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
   ++NumTangentInsts;
@@ -313,17 +309,23 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
     return fail(CB, "cannot differentiate a call of '" +
                         displayName(Callee) +
                         "' through a mismatched or variadic prototype");
-  if (!isDifferentiableType(CB.getType()))
-    return; // Without memory (not supported yet) it cannot affect the result.
 
+  // An argument whose tangent is a constant zero is constant for the
+  // callee; a pointer with a shadow is passed with it.
   SmallVector<ArgRole, 8> Roles;
-  // An argument whose tangent is a constant zero is constant for the callee.
-  for (Use &U : CB.args())
-    Roles.push_back(isVaried(U.get()) && isDifferentiableType(U->getType()) &&
-                            !isa<Constant>(tangentOf(U.get()))
-                        ? ArgRole::Active
-                        : ArgRole::Const);
+  for (Use &U : CB.args()) {
+    Value *V = U.get();
+    if (isShadowed(V))
+      Roles.push_back(ArgRole::Dup);
+    else if (isVaried(V) && isDifferentiableType(V->getType()) &&
+             !isa<Constant>(tangentOf(V)))
+      Roles.push_back(ArgRole::Active);
+    else
+      Roles.push_back(ArgRole::Const);
+  }
   Activity CalleeAct(Roles);
+  if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup))
+    return; // Only zero tangents flow in: the call stays primal code.
   Function *CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
   if (!CalleeJvp) {
     Failed = true;
@@ -331,12 +333,21 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
   }
   ++NumTangentInsts;
   SmallVector<Value *, 8> Args(CB.args());
-  for (Use &U : CB.args())
+  for (Use &U : CB.args()) {
     if (CalleeAct.isActive(U.getOperandNo()))
       Args.push_back(tangentOf(U.get()));
+    else if (CalleeAct.isDup(U.getOperandNo()))
+      Args.push_back(Shadow.lookup(U.get()));
+  }
   IRBuilder<> B(&CB);
   CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
+  if (!isDifferentiableType(CB.getType())) {
+    // Effects on memory only (or an integer result): no tangent to return.
+    CB.replaceAllUsesWith(Mixed);
+    CB.eraseFromParent();
+    return;
+  }
   Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
   auto *DY = cast<Instruction>(B.CreateExtractValue(Mixed, 1, CB.getName() + ".d"));
   markLinear(DY);

@@ -175,13 +175,22 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags) {
     std::optional<StringRef> Tag = Dec.peekTag();
     if (Tag)
       Dec.skip();
-    if (Tag == DupTag || (!Tag && PT->isPointerTy())) {
-      Diags.errorAtRequest(MarkerName + ": parameter " + Twine(No + 1) +
-                           " of '" + FnName + "' is a pointer; pointer "
-                           "arguments with shadows are not supported yet "
-                           "(pass it as AD_CONST if its memory carries no "
-                           "derivative)");
+    if (Tag == DupTag && !PT->isPointerTy()) {
+      Diags.errorAtRequest(MarkerName + ": AD_DUP precedes parameter " +
+                           Twine(No + 1) + " of '" + FnName +
+                           "', which is not a pointer");
       return std::nullopt;
+    }
+    if (PT->isPointerTy() && Tag != ConstTag) {
+      // The pointer, then its shadow (AD_DUP, the default for pointers).
+      Value *P = Dec.take(PT, No, "the pointer");
+      Value *S = P ? Dec.take(PT, No, "the shadow") : nullptr;
+      if (!S)
+        return std::nullopt;
+      R.Args.push_back(P);
+      R.Extras.push_back(S);
+      Roles.push_back(ArgRole::Dup);
+      continue;
     }
     bool Active = !Tag && isDifferentiableType(PT);
     if (!Active && !Tag && !PT->isIntegerTy()) {
@@ -200,7 +209,7 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags) {
       Value *T = Dec.take(PT, No, "the tangent");
       if (!T)
         return std::nullopt;
-      R.Tangents.push_back(T);
+      R.Extras.push_back(T);
     }
   }
   if (!Dec.atEnd()) {
@@ -326,6 +335,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
 
   IRBuilder<> B(&Marker);
   SmallVector<Value *, 8> FwdArgs(R.Args);
+  FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
   B.CreateLifetimeStart(Tape);
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
@@ -365,7 +375,7 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
     return false;
   IRBuilder<> B(R.Marker);
   SmallVector<Value *, 8> Args(R.Args);
-  Args.append(R.Tangents.begin(), R.Tangents.end());
+  Args.append(R.Extras.begin(), R.Extras.end());
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
   SmallVector<Value *, 1> Out;

@@ -25,8 +25,11 @@ struct Request {
   bool Reverse = true;            ///< __ad_gradient (else __ad_derivative)
   llvm::Function *Fn = nullptr;
   Activity Act;
-  llvm::SmallVector<llvm::Value *, 8> Args;     ///< one per parameter of Fn
-  llvm::SmallVector<llvm::Value *, 8> Tangents; ///< forward: per active param
+  llvm::SmallVector<llvm::Value *, 8> Args; ///< one per parameter of Fn
+  /// In parameter order: the shadow of each AD_DUP pointer and, in forward
+  /// mode, the tangent of each active value (what f.jvp takes after Args;
+  /// in reverse mode what f.fwd takes).
+  llvm::SmallVector<llvm::Value *, 8> Extras;
 };
 
 /// The marker calls of \p M, in a stable order.

@@ -2,8 +2,6 @@
 #include "PrepareSource.h"
 #include "Diagnostics.h"
 
-#include "llvm/Analysis/ValueTracking.h"
-#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
@@ -16,47 +14,28 @@ using namespace llvm;
 
 namespace ad {
 
-/// Loads of read-only globals (tables of constants) are inactive data; every
-/// other memory access needs shadow memory, which is not supported yet.
-static bool isReadOfConstantMemory(const Instruction &I) {
-  auto *LI = dyn_cast<LoadInst>(&I);
-  if (!LI)
-    return false;
-  auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(LI->getPointerOperand()));
-  return GV && GV->isConstant();
-}
-
 /// Reports the first construct of \p F outside what ADPass handles today.
 static bool checkSupported(Function &F, const Function &Orig,
                            Diagnostics &Diags) {
   for (Argument &A : F.args())
-    if (A.getType()->isPointerTy() || A.getType()->isAggregateType()) {
+    if (A.getType()->isAggregateType()) {
       Diags.errorAt(*F.getEntryBlock().getFirstNonPHIOrDbg(),
                     "cannot differentiate '" + Orig.getName() +
                         "': parameter " + Twine(A.getArgNo() + 1) +
-                        " is a pointer or aggregate, and memory is not "
-                        "supported yet (scalar float/double/integer "
-                        "parameters only)");
+                        " is a struct or array passed by value (not "
+                        "supported yet; pass a pointer)");
       return false;
     }
   for (Instruction &I : instructions(F)) {
-    if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
-      continue;
     if (isa<InvokeInst>(I) || isa<LandingPadInst>(I) || isa<ResumeInst>(I)) {
       Diags.errorAt(I, "cannot differentiate code with exception handling "
                        "(compile with -fno-exceptions)");
       return false;
     }
-    if (I.mayReadOrWriteMemory() && !isa<CallBase>(I) &&
-        !isReadOfConstantMemory(I)) {
-      Diags.errorAt(I, "cannot differentiate a memory access (pointers, "
-                       "arrays, structs in memory, mutable globals): not "
-                       "supported yet");
-      return false;
-    }
-    if (isa<MemIntrinsic>(I)) {
-      Diags.errorAt(I, "cannot differentiate a memory copy or fill: memory "
-                       "is not supported yet");
+    if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) ||
+        isa<FenceInst>(I) || (isa<LoadInst>(I) && cast<LoadInst>(I).isAtomic()) ||
+        (isa<StoreInst>(I) && cast<StoreInst>(I).isAtomic())) {
+      Diags.errorAt(I, "cannot differentiate atomic memory operations");
       return false;
     }
   }

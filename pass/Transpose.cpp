@@ -176,12 +176,12 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   for (Instruction &I : reverse(BB)) {
     if (!isLinear(&I) || isa<PHINode>(I))
       continue;
-    if (auto *Call = dyn_cast<CallInst>(&I)) {
+    TransposeRule Rule = findTransposeRule(I);
+    if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
       if (!transposeCall(B, *Call, Local))
         return false;
       continue;
     }
-    TransposeRule Rule = findTransposeRule(I);
     if (!Rule) {
       D.diags().internalError(nullptr, Twine("no transpose rule for '") +
                                            I.getOpcodeName() + "'");
@@ -191,7 +191,7 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
       B.setFastMathFlags(FPOp->getFastMathFlags());
     else
       B.clearFastMathFlags();
-    Value *Ct = takeCotangent(B, &I);
+    Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
     // Named: TransposeBuilder keeps only a function_ref to it.
     auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
       accumulate(B, Op, C, Negate);

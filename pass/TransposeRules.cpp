@@ -2,13 +2,17 @@
 //
 // One row per linear primitive: given ct = cotangent of the result, what
 // each linear operand receives. Calls of g.lin are transposed by the
-// transposer itself (they become calls of g.rev).
+// transposer itself (they become calls of g.rev). Memory: a linear load
+// transposes to an accumulation into shadow memory, a linear store to
+// reading and clearing it (DESIGN.md §3).
 //
 //===----------------------------------------------------------------------===//
 #include "TransposeRules.h"
 #include "Linearity.h"
+#include "ShadowMemory.h"
 
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 
 using namespace llvm;
 
@@ -45,10 +49,38 @@ static const struct {
                                                         Value *Part = t.b().CreateExtractValue(t.ct(), Idx);
                                                         t.add(0, t.b().CreateInsertValue(t.ct(), t.zeroLike(Part), Idx));
                                                         t.add(1, Part); }},
+{Instruction::Load,           [](Instruction &I, T &t) { Value *P = t.op(0);        // *p += ct
+                                                        Value *Old = t.b().CreateLoad(I.getType(), P);
+                                                        t.b().CreateStore(t.b().CreateFAdd(Old, t.ct()), P); }},
+{Instruction::Store,          [](Instruction &I, T &t) { Value *P = t.op(1);        // ct_v += *p; *p = 0
+                                                        Type *VT = I.getOperand(0)->getType();
+                                                        t.add(0, t.b().CreateLoad(VT, P));
+                                                        t.b().CreateStore(Constant::getNullValue(VT), P); }},
+};
+
+// Linear calls other than g.lin (which the transposer turns into g.rev).
+static const struct {
+  bool (*Matches)(const Instruction &);
+  TransposeRule Rule;
+} CallRules[] = {
+// shadow memory operation       its transpose
+{[](const Instruction &I) { return isa<MemSetInst>(I); },       // the memory's cotangent is dropped: zero it
+                                 [](Instruction &I, T &t) { auto &MS = cast<MemSetInst>(I);
+                                                            t.b().CreateMemSet(t.op(0), t.b().getInt8(0), t.op(2), MS.getDestAlign()); }},
+{[](const Instruction &I) { return isa<MemTransferInst>(I); },  // ct(src) += ct(dst); ct(dst) = 0
+                                 [](Instruction &I, T &t) { emitCopyTranspose(t.b(), cast<MemTransferInst>(I), t.op(0), t.op(1), t.op(2)); }},
+{isShadowLive,                   [](Instruction &, T &t) { emitShadowFree(t.b(), t.op(0)); }},  // f.rev is done with it
+{isShadowFree,                   [](Instruction &, T &) {}},  // still needed earlier in f.rev
 };
 // clang-format on
 
 TransposeRule findTransposeRule(const Instruction &I) {
+  if (isa<CallInst>(I)) {
+    for (const auto &R : CallRules)
+      if (R.Matches(I))
+        return R.Rule;
+    return nullptr;
+  }
   for (const auto &R : Rules)
     if (R.Opcode == I.getOpcode())
       return R.Rule;

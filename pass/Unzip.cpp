@@ -3,6 +3,7 @@
 #include "DerivedFunctions.h"
 #include "Linearity.h"
 #include "Linearize.h"
+#include "ShadowMemory.h"
 #include "TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
@@ -11,6 +12,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #define DEBUG_TYPE "ad-unzip"
@@ -76,6 +78,7 @@ struct TapeLayout {
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
   MapVector<BasicBlock *, BlockRecord> Records;
+  MapVector<AllocaInst *, unsigned> ShadowAllocas; ///< -> static field
 
   unsigned addStatic(Type *T) {
     StaticFields.push_back(T);
@@ -96,6 +99,12 @@ private:
   Value *staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
   Value *slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
                      Value *Record);
+  /// A tangent parameter of f.jvp (linear); shadows are non-linear.
+  bool isTangentArg(const Argument &A) const {
+    unsigned N = Info.Primal->arg_size();
+    return A.getArgNo() >= N &&
+           Info.Act.isActive(Info.Act.extraOwners()[A.getArgNo() - N]);
+  }
 
   Function &Jvp;
   Differentiator &D;
@@ -108,6 +117,21 @@ private:
 };
 
 } // namespace
+
+/// Splits the arguments of a call of g.jvp: g's own arguments and the
+/// shadows (for g.fwd), or the tangents (for g.lin).
+static SmallVector<Value *, 8> calleeArgs(CallBase &JvpCall, bool Tangents) {
+  auto Info = getDerivedInfo(*JvpCall.getCalledFunction());
+  unsigned N = Info->Primal->arg_size();
+  SmallVector<Value *, 8> Out;
+  if (!Tangents)
+    Out.append(JvpCall.arg_begin(), JvpCall.arg_begin() + N);
+  SmallVector<unsigned, 8> Owners = Info->Act.extraOwners();
+  for (unsigned K = 0; K < Owners.size(); ++K)
+    if (Info->Act.isActive(Owners[K]) == Tangents)
+      Out.push_back(JvpCall.getArgOperand(N + K));
+  return Out;
+}
 
 Value *Unzipper::staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field) {
   return B.CreateStructGEP(TapeTy, TapePtr, Field);
@@ -127,7 +151,7 @@ Value *Unzipper::slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
 void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   auto *A = dyn_cast<Argument>(V);
   auto *I = dyn_cast<Instruction>(V);
-  if ((!A && !I) || isLinear(V) || (A && A->getArgNo() >= Info.Primal->arg_size()))
+  if ((!A && !I) || isLinear(V) || (A && isTangentArg(*A)))
     return;
   if (Layout.Reads.count({&BB, V}))
     return;
@@ -212,6 +236,15 @@ bool Unzipper::planTape() {
       }
     }
   }
+  // Shadows of local variables must outlive f.fwd: they live in the tape.
+  for (Instruction &I : instructions(Jvp))
+    if (I.getMetadata(ShadowAllocaMD)) {
+      auto *AI = cast<AllocaInst>(&I);
+      Type *T = AI->getAllocatedType();
+      if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
+        T = ArrayType::get(T, N->getZExtValue());
+      Layout.ShadowAllocas[AI] = Layout.addStatic(T);
+    }
   NumResiduals += Layout.StaticResiduals.size();
   for (auto &[BB, R] : Layout.Records) {
     R.Ty = StructType::get(Ctx, R.Fields);
@@ -224,22 +257,33 @@ bool Unzipper::planTape() {
 
 Function *Unzipper::buildFwd() {
   Function &Primal = *Info.Primal;
+  // f's parameters, the shadows of its AD_DUP pointers (shadow addresses
+  // are computed here and taped), then the tape.
   SmallVector<Type *, 8> Params(Primal.getFunctionType()->params());
+  SmallVector<Argument *, 4> JvpShadows;
+  for (unsigned K = Primal.arg_size(); K < Jvp.arg_size(); ++K)
+    if (!isTangentArg(*Jvp.getArg(K))) {
+      JvpShadows.push_back(Jvp.getArg(K));
+      Params.push_back(Jvp.getArg(K)->getType());
+    }
   Params.push_back(PointerType::getUnqual(Jvp.getContext()));
   auto *FT = FunctionType::get(Primal.getReturnType(), Params, false);
   Function *Fwd = Function::Create(FT, GlobalValue::InternalLinkage,
                                    derivedName(Primal, "fwd", Info.Act),
                                    Jvp.getParent());
-  Argument *TapePtr = Fwd->getArg(Primal.arg_size());
+  Argument *TapePtr = Fwd->getArg(Fwd->arg_size() - 1);
   TapePtr->setName("tape");
-  for (unsigned K = 0; K < Primal.arg_size(); ++K)
-    Fwd->getArg(K)->setName(Jvp.getArg(K)->getName());
 
   ValueToValueMapTy VMap;
   for (Argument &A : Jvp.args())
     VMap[&A] = A.getArgNo() < Primal.arg_size()
                    ? static_cast<Value *>(Fwd->getArg(A.getArgNo()))
                    : PoisonValue::get(A.getType());
+  for (unsigned K = 0; K < JvpShadows.size(); ++K)
+    VMap[JvpShadows[K]] = Fwd->getArg(Primal.arg_size() + K);
+  for (Argument &A : Jvp.args())
+    if (Value *M = VMap.lookup(&A); M && isa<Argument>(M))
+      M->setName(A.getName());
   SmallVector<ReturnInst *, 4> Returns;
   CloneFunctionInto(Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
                     Returns);
@@ -258,6 +302,14 @@ Function *Unzipper::buildFwd() {
     else
       B.SetInsertPoint(cast<Instruction>(Mapped)->getNextNode());
     B.CreateStore(Mapped, staticField(B, TapePtr, Field));
+  }
+  for (auto [AI, Field] : Layout.ShadowAllocas) {
+    auto *FwdAI = cast<AllocaInst>(VMap.lookup(AI));
+    IRBuilder<> B(FwdAI);
+    Value *InTape = staticField(B, TapePtr, Field);
+    InTape->takeName(FwdAI);
+    FwdAI->replaceAllUsesWith(InTape);
+    FwdAI->eraseFromParent();
   }
   // Which predecessor each merge block was entered from.
   DenseMap<BasicBlock *, Value *> PredIdx; // Jvp block -> Fwd phi
@@ -281,10 +333,8 @@ Function *Unzipper::buildFwd() {
   for (auto [JvpCall, Slot] : Layout.CalleeTapes) {
     auto *Call = cast<CallBase>(VMap.lookup(JvpCall));
     const Unzipped &U = Layout.Callees[JvpCall];
-    unsigned NumPrimalArgs = U.Fwd->arg_size() - 1;
     IRBuilder<> B(Call);
-    SmallVector<Value *, 8> Args(Call->args().begin(),
-                                 Call->args().begin() + NumPrimalArgs);
+    SmallVector<Value *, 8> Args = calleeArgs(*Call, /*Tangents=*/false);
     Value *CalleeTape;
     if (Slot.Record)
       PushedCalleeTape[JvpCall] = CalleeTape = emitTapeCall(B, TapeOp::Push, U.Tape);
@@ -293,12 +343,17 @@ Function *Unzipper::buildFwd() {
     Args.push_back(CalleeTape);
     CallInst *FwdCall = B.CreateCall(U.Fwd, Args);
     FwdCall->setDebugLoc(Call->getDebugLoc());
-    for (User *Usr : make_early_inc_range(Call->users()))
-      if (auto *EV = dyn_cast<ExtractValueInst>(Usr); EV && EV->getIndices()[0] == 0) {
-        EV->replaceAllUsesWith(FwdCall);
-        EV->eraseFromParent();
-      }
-    Call->replaceAllUsesWith(PoisonValue::get(Call->getType()));
+    if (Call->getType() == FwdCall->getType()) {
+      // No tangent result (void or integer): the result is the primal one.
+      Call->replaceAllUsesWith(FwdCall);
+    } else {
+      for (User *Usr : make_early_inc_range(Call->users()))
+        if (auto *EV = dyn_cast<ExtractValueInst>(Usr); EV && EV->getIndices()[0] == 0) {
+          EV->replaceAllUsesWith(FwdCall);
+          EV->eraseFromParent();
+        }
+      Call->replaceAllUsesWith(PoisonValue::get(Call->getType()));
+    }
     Call->eraseFromParent();
   }
   // Each loop block pushes its record when it is done, after the records
@@ -360,11 +415,13 @@ Function *Unzipper::buildLin() {
   TapePtr->setName("tape");
 
   DenseMap<Value *, Value *> Map; // Jvp linear value -> Lin value
-  for (unsigned K = Primal.arg_size(); K < Jvp.arg_size(); ++K) {
-    Argument *A = Lin->getArg(K - Primal.arg_size() + 1);
-    A->setName(Jvp.getArg(K)->getName());
-    Map[Jvp.getArg(K)] = A;
-  }
+  unsigned NextLinArg = 1;
+  for (unsigned K = Primal.arg_size(); K < Jvp.arg_size(); ++K)
+    if (isTangentArg(*Jvp.getArg(K))) {
+      Argument *A = Lin->getArg(NextLinArg++);
+      A->setName(Jvp.getArg(K)->getName());
+      Map[Jvp.getArg(K)] = A;
+    }
   DenseMap<BasicBlock *, BasicBlock *> BlockMap;
   for (BasicBlock &BB : Jvp)
     BlockMap[&BB] = BasicBlock::Create(Ctx, BB.getName(), Lin);
@@ -418,13 +475,12 @@ Function *Unzipper::buildLin() {
           CT != Layout.CalleeTapes.end()) {
         // g.jvp(x, dx) becomes g.lin(tape of g, dx).
         const Unzipped &U = Layout.Callees[Call];
-        unsigned NumPrimalArgs = U.Fwd->arg_size() - 1;
         Value *CalleeTape = slotAddress(B, CT->second, TapePtr, Record);
         if (CT->second.Record)
           CalleeTape = B.CreateLoad(PointerType::getUnqual(Ctx), CalleeTape);
         SmallVector<Value *, 8> Args{CalleeTape};
-        for (unsigned K = NumPrimalArgs; K < Call->arg_size(); ++K)
-          Args.push_back(Operand(B, Call->getArgOperand(K)));
+        for (Value *T : calleeArgs(*Call, /*Tangents=*/true))
+          Args.push_back(Operand(B, T));
         CallInst *LinCall = B.CreateCall(U.Lin, Args);
         markLinear(LinCall);
         if (CT->second.Record)

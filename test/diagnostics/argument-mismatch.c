@@ -1,6 +1,6 @@
 // The argument list must match the parameters of the function: count, types
-// (after C's default promotions), and a tangent after each active argument
-// in forward mode.
+// (after C's default promotions), a shadow after each pointer, and a tangent
+// after each active argument in forward mode.
 // RUN: not %adcc -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %adcc -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
@@ -20,7 +20,11 @@ double use(double x, double y, double *p) {
   r += __ad_derivative(f, x, 1.0, y);
   // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_derivative: too many arguments: 'f' takes 2 parameter(s), each active one followed by its tangent
   r += __ad_derivative(f, x, 1.0, y, 0.0, 0.0);
-  // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: parameter 1 of 'g' is a pointer; pointer arguments with shadows are not supported yet
-  r += __ad_gradient(g, p, p);
+  // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: too few arguments: 'g' has more parameters (missing the shadow for parameter 1)
+  r += __ad_gradient(g, p);
+  // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: the shadow for parameter 1 of 'g' must be a pointer, but double was passed
+  r += __ad_gradient(g, p, x);
+  // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: AD_DUP precedes parameter 1 of 'f', which is not a pointer
+  r += __ad_gradient(f, AD_DUP, x, y);
   return r;
 }

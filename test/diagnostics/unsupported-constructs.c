@@ -1,21 +1,54 @@
 // Constructs outside what ADPass differentiates today are clear errors at
-// their line (with -g), never a crash or a wrong derivative.
-// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s
-// RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=O2
+// their line (with -g), never a crash or a wrong derivative. (Errors come
+// out in the order of the requests, hence CHECK-DAG.)
+// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
+// RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
 
 double rec(double x, int n) {
-  // CHECK: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate the recursive call of 'rec': recursion is not supported yet
+  // (At -O2 this recursion becomes a loop, which is supported.)
+  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate the recursive call of 'rec': recursion is not supported yet
   return n == 0 ? x : x * rec(x, n - 1);
 }
 
 double (*volatile fp)(double);
 double indirect(double x) {
-  // CHECK: unsupported-constructs.c:[[@LINE+2]]:{{[0-9]+}}: error: cannot differentiate a memory access (pointers, arrays, structs in memory, mutable globals): not supported yet
-  // O2: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a memory access
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate an indirect call (function pointer) with an active argument: function pointers are not supported yet
   return fp(x);
 }
 
-double use(double x) {
-  return __ad_gradient(rec, x, 3) + __ad_gradient(indirect, x);
+double scale = 2.0; // mutable global
+double reads_global(double x) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a read of memory whose derivatives are unknown (a mutable global variable, or memory reached through a pointer loaded from memory): not supported yet
+  return x * scale;
+}
+
+void writes_const(const double *x, double *out) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a mutable global, or an AD_CONST pointer)
+  out[0] = x[0] * x[0];
+}
+
+double through_pointer_table(double **rows, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: a pointer is loaded from memory that carries derivatives (pointers stored in active memory are not supported yet)
+    s += rows[i][0];
+  return s;
+}
+
+double vla(double x, int n) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate through a variable-length array (a dynamic alloca): not supported yet
+  double t[n];
+  for (int i = 0; i < n; ++i)
+    t[i] = x * i;
+  return t[n - 1];
+}
+
+double use(double x, double *p, double *dp, double *out, double **rows,
+           double **drows) {
+  double r = __ad_gradient(rec, x, 3) + __ad_gradient(indirect, x) +
+             __ad_gradient(reads_global, x) + __ad_gradient(vla, x, 4) +
+             __ad_gradient(through_pointer_table, rows, drows, 2);
+  __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
+  return r;
 }

@@ -1,0 +1,79 @@
+//===- LinearizeImpl.h - the JVP builder, shared by its two files -*- C++ -*-===//
+//
+// Linearize.cpp builds tangents of values, control flow and calls;
+// LinearizeMemory.cpp builds shadows of pointers and the tangent side of
+// memory (loads, stores, memcpy/memset, allocations). Private to the stage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_LINEARIZEIMPL_H
+#define ADPASS_LINEARIZEIMPL_H
+
+#include "Activity.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+namespace ad {
+
+class Differentiator;
+struct JvpRule;
+
+/// A builder whose every instruction is marked linear, inheriting the
+/// user's fast-math flags of the primal operation.
+struct TangentBuilder
+    : llvm::IRBuilder<llvm::ConstantFolder, llvm::IRBuilderCallbackInserter> {
+  TangentBuilder(llvm::Instruction *InsertBefore,
+                 const llvm::Instruction &Primal);
+};
+
+class Linearizer {
+public:
+  Linearizer(llvm::Function &Src, llvm::Function &Primal, const Activity &A,
+             Differentiator &D)
+      : Src(Src), Primal(Primal), Act(A), D(D) {}
+
+  llvm::Function *run();
+
+private:
+  llvm::Function *createJvpDeclaration();
+  llvm::Value *tangentOf(llvm::Value *V);
+  bool isVaried(const llvm::Value *V) const { return Varied.count(V); }
+  bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
+  /// The shadow of pointer \p P; reports (and returns null) if it has none.
+  llvm::Value *shadowOf(llvm::Value *P, const llvm::Instruction &User);
+  void linearizeInstruction(llvm::Instruction &I);
+  void applyRule(llvm::Instruction &I, const JvpRule &R);
+  void applyLinearStructure(llvm::Instruction &I,
+                            llvm::ArrayRef<unsigned> DataOps);
+  void linearizeCall(llvm::CallBase &CB);
+  void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee);
+  void linearizeReturn(llvm::ReturnInst &Ret);
+  void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
+
+  // LinearizeMemory.cpp
+  void createShadowPhis();
+  void linearizeAddress(llvm::Instruction &I);
+  void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeDeallocation(llvm::CallBase &CB);
+  void linearizeLoad(llvm::LoadInst &LI);
+  void linearizeStore(llvm::StoreInst &SI);
+  void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
+  /// Memory the function may read as constant data: read-only globals and
+  /// AD_CONST arguments.
+  bool isInactiveMemory(const llvm::Value *P) const;
+
+  llvm::Function &Src;
+  llvm::Function &Primal;
+  Activity Act;
+  Differentiator &D;
+  llvm::Function *J = nullptr;
+  llvm::SmallPtrSet<const llvm::Value *, 32> Varied;   // values of J
+  llvm::SmallPtrSet<const llvm::Value *, 16> Shadowed; // values of J
+  llvm::DenseMap<const llvm::Value *, llvm::Value *> Tangent;
+  llvm::DenseMap<const llvm::Value *, llvm::Value *> Shadow;
+  llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 4> ShadowPhis;
+  bool Failed = false;
+};
+
+} // namespace ad
+
+#endif

@@ -1,0 +1,240 @@
+//===- LinearizeMemory.cpp - shadow memory in the JVP ---------------------===//
+//
+// Tangents of memory live in shadow memory (DESIGN.md §3). Every pointer
+// that can reach active data has a shadow pointer, computed by the same
+// address arithmetic; that arithmetic is non-linear (addresses never carry
+// derivatives), so Unzip keeps it in f.fwd and tapes the shadow addresses
+// that linear code uses. The linear instructions are the loads and stores
+// of tangents through shadows, and copies and fills of shadow memory:
+//   load p     ->  load shadow(p)            (linear)
+//   store v, p ->  store dv, shadow(p)       (linear; dv = 0 for inactive v)
+//   memcpy     ->  memcpy of the shadows     (linear)
+//   memset     ->  zero the shadow           (linear)
+// Shadows of local arrays are zeroed allocas (Unzip moves them into the
+// tape so they outlive f.fwd); shadows of heap memory are calloc'd, marked
+// live with __ad_shadow_live (whose transpose frees them when the reverse
+// pass is done with them), and freed with the primal in forward mode.
+//
+//===----------------------------------------------------------------------===//
+#include "DerivedFunctions.h"
+#include "Diagnostics.h"
+#include "Differentiator.h"
+#include "Linearity.h"
+#include "LinearizeImpl.h"
+#include "ShadowMemory.h"
+
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace ad {
+
+Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
+  if (Value *S = Shadow.lookup(P))
+    return S;
+  fail(User, "cannot differentiate: this pointer may point to memory that "
+             "carries derivatives or to memory that does not (pass every "
+             "pointer to active data with a shadow)");
+  return nullptr;
+}
+
+bool Linearizer::isInactiveMemory(const Value *P) const {
+  const Value *Obj = getUnderlyingObject(P);
+  if (auto *GV = dyn_cast<GlobalVariable>(Obj))
+    return GV->isConstant();
+  if (auto *A = dyn_cast<Argument>(Obj))
+    return A->getArgNo() < Src.arg_size() &&
+           Act.role(A->getArgNo()) == ArgRole::Const;
+  return false;
+}
+
+void Linearizer::createShadowPhis() {
+  for (BasicBlock &BB : *J)
+    for (PHINode &Phi : BB.phis())
+      if (isShadowed(&Phi)) {
+        auto *SP = PHINode::Create(Phi.getType(), Phi.getNumIncomingValues(),
+                                   Phi.getName() + ".shadow");
+        SP->insertBefore(BB.getFirstNonPHIIt());
+        Shadow[&Phi] = SP;
+        ShadowPhis.push_back({&Phi, SP});
+      }
+}
+
+void Linearizer::linearizeAddress(Instruction &I) {
+  if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+    if (!AI->isStaticAlloca())
+      return fail(I, "cannot differentiate through a variable-length array "
+                     "(a dynamic alloca): not supported yet");
+    // A zeroed twin: the shadow of memory no code has written is zero.
+    IRBuilder<> B(AI->getNextNode());
+    AllocaInst *S = B.CreateAlloca(AI->getAllocatedType(), AI->getArraySize(),
+                                   AI->getName() + ".shadow");
+    S->setAlignment(AI->getAlign());
+    markWith(S, ShadowAllocaMD);
+    const DataLayout &DL = J->getParent()->getDataLayout();
+    B.CreateMemSet(S, B.getInt8(0), *S->getAllocationSize(DL), S->getAlign());
+    Shadow[&I] = S;
+    return;
+  }
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return linearizeAllocation(*CB);
+  // Address arithmetic and choices between addresses: the same operation on
+  // the shadows (non-linear code).
+  Instruction *S = I.clone();
+  for (Use &U : S->operands())
+    if (U->getType()->isPointerTy()) {
+      Value *Sh = shadowOf(U.get(), I);
+      if (!Sh) {
+        S->deleteValue();
+        return;
+      }
+      U.set(Sh);
+    }
+  S->setName(I.getName() + ".shadow");
+  S->insertAfter(&I);
+  Shadow[&I] = S;
+}
+
+void Linearizer::linearizeAllocation(CallBase &CB) {
+  IRBuilder<> B(CB.getNextNode());
+  Value *Size = allocationSize(B, CB);
+  if (!Size)
+    return fail(CB, "cannot differentiate this allocation function: not "
+                    "supported yet");
+  Value *S = emitShadowAllocation(B, Size);
+  S->setName(CB.getName() + ".shadow");
+  Shadow[&CB] = S;
+  // Linear: transposes to freeing the shadow once f.rev has walked back
+  // past the allocation.
+  markLinear(emitShadowLive(B, S));
+}
+
+void Linearizer::linearizeDeallocation(CallBase &CB) {
+  Value *P = CB.getArgOperand(0);
+  if (!isShadowed(P))
+    return;
+  Value *S = shadowOf(P, CB);
+  if (!S)
+    return;
+  // In forward mode the shadow dies with the primal memory. The free is
+  // linear: Unzip leaves it to f.lin (f.rev still needs the shadow) and
+  // its transpose is a no-op.
+  IRBuilder<> B(CB.getNextNode());
+  markLinear(emitShadowFree(B, S));
+}
+
+void Linearizer::linearizeLoad(LoadInst &LI) {
+  Type *T = LI.getType();
+  Value *P = LI.getPointerOperand();
+  if (isShadowed(P)) {
+    if (!isDifferentiableType(T)) {
+      if (T->isPointerTy())
+        return fail(LI, "cannot differentiate: a pointer is loaded from "
+                        "memory that carries derivatives (pointers stored "
+                        "in active memory are not supported yet)");
+      if (containsFloatingPoint(T))
+        return fail(LI, "cannot differentiate a load of a whole struct or "
+                        "array value: not supported yet");
+      return; // integers: no tangent
+    }
+    Value *S = shadowOf(P, LI);
+    if (!S)
+      return;
+    auto *DL = cast<LoadInst>(LI.clone());
+    DL->setOperand(0, S);
+    DL->setName(LI.getName() + ".d");
+    DL->insertAfter(&LI);
+    markLinear(DL);
+    Tangent[&LI] = DL;
+    return;
+  }
+  if (containsFloatingPoint(T) && !isInactiveMemory(P) && !Varied.empty())
+    return fail(LI, "cannot differentiate a read of memory whose derivatives "
+                    "are unknown (a mutable global variable, or memory "
+                    "reached through a pointer loaded from memory): not "
+                    "supported yet");
+}
+
+void Linearizer::linearizeStore(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  Value *P = SI.getPointerOperand();
+  Type *T = V->getType();
+  if (!isShadowed(P)) {
+    if (isVaried(V) || isShadowed(V))
+      return fail(SI, "cannot differentiate: an active value is stored into "
+                      "memory without a shadow (a mutable global, or an "
+                      "AD_CONST pointer)");
+    return;
+  }
+  if (isShadowed(V) || (T->isPointerTy() && !isa<Constant>(V)))
+    return fail(SI, "cannot differentiate: a pointer is stored in memory "
+                    "that carries derivatives (not supported yet)");
+  if (!isDifferentiableType(T)) {
+    if (containsFloatingPoint(T))
+      return fail(SI, "cannot differentiate a store of a whole struct or "
+                      "array value: not supported yet");
+    return; // integers: the shadow of integer memory is never read
+  }
+  Value *S = shadowOf(P, SI);
+  if (!S)
+    return;
+  // Storing an inactive value makes the memory's tangent zero.
+  auto *DS = cast<StoreInst>(SI.clone());
+  DS->setOperand(0, tangentOf(V));
+  DS->setOperand(1, S);
+  DS->insertAfter(&SI);
+  markLinear(DS);
+}
+
+void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
+  Value *Dst = MI.getRawDest();
+  IRBuilder<> B(MI.getNextNode());
+  if (auto *MS = dyn_cast<MemSetInst>(&MI)) {
+    if (!isShadowed(Dst))
+      return;
+    // Whatever constant is written, its tangent is zero.
+    Value *S = shadowOf(Dst, MI);
+    if (S)
+      markLinear(B.CreateMemSet(S, B.getInt8(0), MS->getLength(),
+                                MS->getDestAlign()));
+    return;
+  }
+  auto &MT = cast<MemTransferInst>(MI);
+  Value *Src = MT.getRawSource();
+  bool DstShadowed = isShadowed(Dst), SrcShadowed = isShadowed(Src);
+  if (!DstShadowed && !SrcShadowed)
+    return;
+  std::optional<Type *> Elem = inferShadowElementType(MT);
+  if (!Elem)
+    return fail(MI, "cannot differentiate this memory copy: it moves both "
+                    "float and double data (or data of unknown type); copy "
+                    "element by element instead");
+  if (!*Elem)
+    return; // no floating-point data: nothing to differentiate
+  if (!DstShadowed)
+    return fail(MI, "cannot differentiate: active data is copied into "
+                    "memory without a shadow (a mutable global, or an "
+                    "AD_CONST pointer)");
+  Value *SDst = shadowOf(Dst, MI);
+  if (!SDst)
+    return;
+  if (!SrcShadowed) {
+    // Copying constant data: the destination's tangent becomes zero.
+    markLinear(B.CreateMemSet(SDst, B.getInt8(0), MT.getLength(),
+                              MT.getDestAlign()));
+    return;
+  }
+  Value *SSrc = shadowOf(Src, MI);
+  if (!SSrc)
+    return;
+  auto *Copy = cast<MemTransferInst>(MT.clone());
+  Copy->setDest(SDst);
+  Copy->setSource(SSrc);
+  Copy->insertAfter(&MT);
+  markLinear(Copy);
+  tagShadowElementType(*Copy, *Elem);
+}
+
+} // namespace ad

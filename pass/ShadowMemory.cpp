@@ -1,0 +1,152 @@
+//===- ShadowMemory.cpp - allocating and copying shadow memory ------------===//
+#include "ShadowMemory.h"
+#include "Activity.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace ad {
+
+static constexpr StringLiteral ShadowLiveFn = "__ad_shadow_live";
+static constexpr StringLiteral ElemMD = "ad.elem";
+
+static Type *intPtrTy(IRBuilderBase &B) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  return M.getDataLayout().getIntPtrType(M.getContext());
+}
+
+Value *allocationSize(IRBuilderBase &B, CallBase &CB) {
+  StringRef Name = CB.getCalledFunction()->getName();
+  Type *SizeTy = intPtrTy(B);
+  if (Name == "calloc")
+    return B.CreateMul(B.CreateZExtOrTrunc(CB.getArgOperand(0), SizeTy),
+                       B.CreateZExtOrTrunc(CB.getArgOperand(1), SizeTy));
+  if (Name == "aligned_alloc")
+    return B.CreateZExtOrTrunc(CB.getArgOperand(1), SizeTy);
+  if (Name == "malloc" || Name == "_Znwm" || Name == "_Znam")
+    return B.CreateZExtOrTrunc(CB.getArgOperand(0), SizeTy);
+  return nullptr;
+}
+
+Value *emitShadowAllocation(IRBuilderBase &B, Value *Size) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  Type *SizeTy = intPtrTy(B);
+  FunctionCallee Calloc = M.getOrInsertFunction(
+      "calloc", PointerType::getUnqual(M.getContext()), SizeTy, SizeTy);
+  return B.CreateCall(Calloc, {ConstantInt::get(SizeTy, 1), Size});
+}
+
+CallInst *emitShadowLive(IRBuilderBase &B, Value *Shadow) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  FunctionCallee Live = M.getOrInsertFunction(
+      ShadowLiveFn, Type::getVoidTy(M.getContext()),
+      PointerType::getUnqual(M.getContext()));
+  return B.CreateCall(Live, {Shadow});
+}
+
+static bool calls(const Instruction &I, StringRef Name) {
+  auto *CI = dyn_cast<CallInst>(&I);
+  const Function *F = CI ? CI->getCalledFunction() : nullptr;
+  return F && F->getName() == Name;
+}
+
+bool isShadowLive(const Instruction &I) { return calls(I, ShadowLiveFn); }
+
+CallInst *emitShadowFree(IRBuilderBase &B, Value *Shadow) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  FunctionCallee Free =
+      M.getOrInsertFunction("free", Type::getVoidTy(M.getContext()),
+                            PointerType::getUnqual(M.getContext()));
+  return B.CreateCall(Free, {Shadow});
+}
+
+bool isShadowFree(const Instruction &I) { return calls(I, "free"); }
+
+/// Scalar floating-point types inside \p T.
+static void collectFloatLeaves(Type *T, SmallPtrSetImpl<Type *> &Out) {
+  if (auto *VT = dyn_cast<VectorType>(T))
+    T = VT->getElementType();
+  if (T->isFloatingPointTy())
+    Out.insert(T);
+  else if (auto *ST = dyn_cast<StructType>(T))
+    for (Type *E : ST->elements())
+      collectFloatLeaves(E, Out);
+  else if (auto *AT = dyn_cast<ArrayType>(T))
+    collectFloatLeaves(AT->getElementType(), Out);
+}
+
+/// The floating-point types the memory of \p Ptr's underlying object is
+/// declared or accessed with in this function. False when its type is not
+/// known from a declaration (an argument or heap memory with no typed
+/// access here).
+static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
+  const Value *Obj = getUnderlyingObject(Ptr);
+  if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
+    collectFloatLeaves(AI->getAllocatedType(), Out);
+    return true;
+  }
+  bool Typed = false;
+  SmallVector<const Value *, 8> Work{Obj};
+  SmallPtrSet<const Value *, 16> Seen{Obj};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        collectFloatLeaves(LI->getType(), Out);
+        Typed = true;
+      } else if (auto *SI = dyn_cast<StoreInst>(U);
+                 SI && SI->getPointerOperand() == V) {
+        collectFloatLeaves(SI->getValueOperand()->getType(), Out);
+        Typed = true;
+      } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
+        collectFloatLeaves(GEP->getSourceElementType(), Out);
+        if (Seen.insert(GEP).second)
+          Work.push_back(GEP);
+      } else if ((isa<PHINode>(U) || isa<SelectInst>(U)) &&
+                 Seen.insert(U).second) {
+        Work.push_back(U);
+      }
+    }
+  }
+  return Typed;
+}
+
+std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
+  SmallPtrSet<Type *, 2> Types;
+  bool DstKnown = collectAccessTypes(MT.getRawDest(), Types);
+  bool SrcKnown = collectAccessTypes(MT.getRawSource(), Types);
+  if (Types.size() > 1)
+    return std::nullopt;
+  if (Types.size() == 1)
+    return *Types.begin();
+  if (DstKnown || SrcKnown)
+    return nullptr; // typed memory without floating-point data
+  return std::nullopt;
+}
+
+void tagShadowElementType(Instruction &Copy, Type *Elem) {
+  Copy.setMetadata(ElemMD,
+                   MDNode::get(Copy.getContext(),
+                               {ConstantAsMetadata::get(PoisonValue::get(Elem))}));
+}
+
+CallInst *emitCopyTranspose(IRBuilderBase &B, const MemTransferInst &Copy,
+                            Value *Dst, Value *Src, Value *Len) {
+  MDNode *MD = Copy.getMetadata(ElemMD);
+  assert(MD && "linear copy without element type");
+  Type *Elem = cast<ConstantAsMetadata>(MD->getOperand(0))->getType();
+  std::string Name = (isa<MemMoveInst>(Copy) ? "__ad_memmove_adjoint_"
+                                             : "__ad_memcpy_adjoint_");
+  Name += Elem->isFloatTy() ? "f32" : "f64";
+  Module &M = *B.GetInsertBlock()->getModule();
+  Type *Ptr = PointerType::getUnqual(M.getContext());
+  Type *SizeTy = intPtrTy(B);
+  FunctionCallee Fn = M.getOrInsertFunction(
+      Name, Type::getVoidTy(M.getContext()), Ptr, Ptr, SizeTy);
+  return B.CreateCall(Fn, {Dst, Src, B.CreateZExtOrTrunc(Len, SizeTy)});
+}
+
+} // namespace ad

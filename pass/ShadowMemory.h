@@ -1,0 +1,48 @@
+//===- ShadowMemory.h - allocating and copying shadow memory ----*- C++ -*-===//
+//
+// The pieces of shadow memory handling that Linearize and Transpose share:
+// how big a heap allocation is, how its shadow is made and released, and
+// which floating-point type a shadow memcpy moves (its transpose adds
+// cotangents, so it must know float from double).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_SHADOWMEMORY_H
+#define ADPASS_SHADOWMEMORY_H
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include <optional>
+
+namespace ad {
+
+/// On the zeroed alloca that shadows a local variable in f.jvp; Unzip
+/// moves such allocas into the tape so that they outlive f.fwd.
+inline constexpr const char *ShadowAllocaMD = "ad.shadow.alloca";
+
+/// Bytes allocated by the allocation call \p CB (malloc, calloc, new[]...),
+/// or null if its size cannot be expressed.
+llvm::Value *allocationSize(llvm::IRBuilderBase &B, llvm::CallBase &CB);
+/// Zeroed heap memory of \p Size bytes for a shadow.
+llvm::Value *emitShadowAllocation(llvm::IRBuilderBase &B, llvm::Value *Size);
+/// The linear marker that a heap shadow becomes live here; its transpose
+/// frees the shadow.
+llvm::CallInst *emitShadowLive(llvm::IRBuilderBase &B, llvm::Value *Shadow);
+bool isShadowLive(const llvm::Instruction &I);
+/// Frees a heap shadow (forward mode; linear, transposes to nothing).
+llvm::CallInst *emitShadowFree(llvm::IRBuilderBase &B, llvm::Value *Shadow);
+bool isShadowFree(const llvm::Instruction &I);
+
+/// The floating-point element type the memory of \p MT holds: null when it
+/// holds none, std::nullopt when it is mixed or cannot be determined.
+std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT);
+void tagShadowElementType(llvm::Instruction &Copy, llvm::Type *Elem);
+/// The transpose of a linear copy of shadow memory from \p Src to \p Dst:
+/// ct(Src) += ct(Dst); ct(Dst) = 0, element by element.
+llvm::CallInst *emitCopyTranspose(llvm::IRBuilderBase &B,
+                                  const llvm::MemTransferInst &Copy,
+                                  llvm::Value *Dst, llvm::Value *Src,
+                                  llvm::Value *Len);
+
+} // namespace ad
+
+#endif

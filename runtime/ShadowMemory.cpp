@@ -1,0 +1,53 @@
+//===- ShadowMemory.cpp - run-time support for shadow memory --------------===//
+//
+// Helpers that derivative code calls for memory it cannot handle with plain
+// loads and stores:
+//  * the transposes of memcpy/memmove between shadows, which must add
+//    cotangents element by element (so they know float from double);
+//  * __ad_shadow_live, the marker where a heap shadow becomes live. It does
+//    nothing when it runs (in forward mode); in reverse mode the pass turns
+//    it into the free of the shadow.
+//
+//===----------------------------------------------------------------------===//
+#include "ad_runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" void __ad_shadow_live(void *) {}
+
+/// ct(src) += ct(dst); ct(dst) = 0, for disjoint ranges (memcpy).
+template <typename T> static void copyAdjoint(T *Dst, T *Src, size_t Bytes) {
+  size_t N = Bytes / sizeof(T);
+  for (size_t I = 0; I < N; ++I) {
+    Src[I] += Dst[I];
+    Dst[I] = 0;
+  }
+}
+
+/// The same for ranges that may overlap (memmove): all of dst's cotangent
+/// is taken before any of src's is updated.
+template <typename T> static void moveAdjoint(T *Dst, T *Src, size_t Bytes) {
+  if (Dst + Bytes / sizeof(T) <= Src || Src + Bytes / sizeof(T) <= Dst)
+    return copyAdjoint(Dst, Src, Bytes);
+  T *Taken = static_cast<T *>(__ad_alloc(Bytes));
+  memcpy(Taken, Dst, Bytes);
+  memset(Dst, 0, Bytes);
+  size_t N = Bytes / sizeof(T);
+  for (size_t I = 0; I < N; ++I)
+    Src[I] += Taken[I];
+  __ad_free(Taken);
+}
+
+extern "C" void __ad_memcpy_adjoint_f64(double *Dst, double *Src, size_t Bytes) {
+  copyAdjoint(Dst, Src, Bytes);
+}
+extern "C" void __ad_memcpy_adjoint_f32(float *Dst, float *Src, size_t Bytes) {
+  copyAdjoint(Dst, Src, Bytes);
+}
+extern "C" void __ad_memmove_adjoint_f64(double *Dst, double *Src, size_t Bytes) {
+  moveAdjoint(Dst, Src, Bytes);
+}
+extern "C" void __ad_memmove_adjoint_f32(float *Dst, float *Src, size_t Bytes) {
+  moveAdjoint(Dst, Src, Bytes);
+}
