@@ -22,8 +22,8 @@ Differentiator::Differentiator(Module &M, ModuleAnalysisManager &MAM,
       FAM(MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager()),
       Diags(Diags) {}
 
-const TargetLibraryInfo *Differentiator::tli(Function &F) {
-  return &FAM.getResult<TargetLibraryAnalysis>(F);
+TargetLibraryInfo &Differentiator::tli(Function &F) {
+  return FAM.getResult<TargetLibraryAnalysis>(F);
 }
 
 void Differentiator::simplify(Function &F) {

@@ -62,7 +62,7 @@ public:
 
   Diagnostics &diags() { return Diags; }
   llvm::Module &module() { return M; }
-  const llvm::TargetLibraryInfo *tli(llvm::Function &F);
+  llvm::TargetLibraryInfo &tli(llvm::Function &F);
   /// Folds the identities construction leaves behind (-0.0 + x, x * 1).
   void simplify(llvm::Function &F);
   /// Runs the linearity verifier when enabled (always for the ad pass).

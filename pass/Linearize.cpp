@@ -213,7 +213,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return fail(CB, "cannot differentiate an indirect call (function "
                     "pointer) with an active argument: function pointers "
                     "are not supported yet");
-  if (const JvpRule *R = findJvpRule(CB, D.tli(*CB.getFunction())))
+  if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))
     return applyRule(CB, *R);
   if (!Callee->isDeclaration())
     return linearizeUserCall(CB, *Callee);

@@ -182,6 +182,7 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     return;
   // Storing an inactive value makes the memory's tangent zero.
   auto *DS = cast<StoreInst>(SI.clone());
+  DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr); // not a user variable
   DS->setOperand(0, tangentOf(V));
   DS->setOperand(1, S);
   DS->insertAfter(&SI);
@@ -230,6 +231,7 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   if (!SSrc)
     return;
   auto *Copy = cast<MemTransferInst>(MT.clone());
+  Copy->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
   Copy->setDest(SDst);
   Copy->setSource(SSrc);
   Copy->insertAfter(&MT);

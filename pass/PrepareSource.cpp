@@ -8,6 +8,7 @@
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
 
 using namespace llvm;
@@ -56,6 +57,9 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   FPM.addPass(EarlyCSEPass());
   FPM.addPass(SimplifyCFGPass());
   FPM.addPass(UnifyFunctionExitNodesPass());
+  // Preheaders, single latches and dedicated exits: the loop shape Unzip
+  // counts iterations of.
+  FPM.addPass(LoopSimplifyPass());
   FPM.run(*Src, FAM);
   FAM.clear(*Src, Src->getName());
 

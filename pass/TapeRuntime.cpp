@@ -72,6 +72,72 @@ CallInst *emitPopOfSize(IRBuilderBase &B, uint64_t Size) {
   return B.CreateCall(tapeFunction(M, TapeOp::Pop), {ConstantInt::get(SizeTy, Size)});
 }
 
+static Value *arrayBytes(IRBuilderBase &B, uint64_t RecordSize, Value *Count) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
+  return B.CreateMul(B.CreateZExtOrTrunc(Count, SizeTy),
+                     ConstantInt::get(SizeTy, RecordSize), "array.bytes");
+}
+
+CallInst *emitTapeArrayPush(IRBuilderBase &B, Type *RecordTy, Value *Count) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  uint64_t Size = M.getDataLayout().getTypeAllocSize(RecordTy);
+  return B.CreateCall(tapeFunction(M, TapeOp::Push),
+                      {arrayBytes(B, Size, Count)}, "array");
+}
+
+CallInst *emitTapeArrayPop(IRBuilderBase &B, uint64_t RecordSize, Value *Count) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  return B.CreateCall(tapeFunction(M, TapeOp::Pop),
+                      {arrayBytes(B, RecordSize, Count)});
+}
+
+Value *arrayElement(IRBuilderBase &B, Value *Array, Type *RecordTy, Value *K) {
+  return B.CreateGEP(RecordTy, Array, K, "record");
+}
+
+static constexpr const char *CounterMD = "ad.counter";
+static constexpr const char *LoopBaseMD = "ad.loop.base";
+static constexpr const char *LoopCountMD = "ad.loop.count";
+
+static ConstantAsMetadata *mdInt(LLVMContext &Ctx, unsigned Bits, uint64_t V) {
+  return ConstantAsMetadata::get(ConstantInt::get(IntegerType::get(Ctx, Bits), V));
+}
+
+static uint64_t mdIntAt(const MDNode *MD, unsigned K) {
+  return mdconst::extract<ConstantInt>(MD->getOperand(K))->getZExtValue();
+}
+
+void markCounter(Instruction *Counter, unsigned Id, Type *RecordTy) {
+  LLVMContext &Ctx = Counter->getContext();
+  uint64_t Size = Counter->getModule()->getDataLayout().getTypeAllocSize(RecordTy);
+  Counter->setMetadata(CounterMD,
+                       MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 64, Size)}));
+}
+
+std::optional<CounterInfo> counterInfo(const Instruction &I) {
+  MDNode *MD = I.getMetadata(CounterMD);
+  if (!MD)
+    return std::nullopt;
+  return CounterInfo{unsigned(mdIntAt(MD, 0)), mdIntAt(MD, 1)};
+}
+
+void markLoopEntry(Instruction *Base, Instruction *Count, unsigned Id,
+                   bool IsExit) {
+  LLVMContext &Ctx = Base->getContext();
+  MDNode *MD = MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 1, IsExit)});
+  Base->setMetadata(LoopBaseMD, MD);
+  Count->setMetadata(LoopCountMD, MD);
+}
+
+std::optional<LoopEntryInfo> loopEntryInfo(const Instruction &I) {
+  bool IsBase = I.getMetadata(LoopBaseMD);
+  MDNode *MD = IsBase ? I.getMetadata(LoopBaseMD) : I.getMetadata(LoopCountMD);
+  if (!MD)
+    return std::nullopt;
+  return LoopEntryInfo{unsigned(mdIntAt(MD, 0)), mdIntAt(MD, 1) != 0, IsBase};
+}
+
 CallInst *emitPopFor(IRBuilderBase &B, const CallInst &Read) {
   Module &M = *B.GetInsertBlock()->getModule();
   return B.CreateCall(tapeFunction(M, TapeOp::Pop), {Read.getArgOperand(0)},

@@ -32,6 +32,44 @@ llvm::CallInst *emitPopFor(llvm::IRBuilderBase &B, const llvm::CallInst &Read);
 /// A pop of \p Size bytes (a callee's tape pushed for one call).
 llvm::CallInst *emitPopOfSize(llvm::IRBuilderBase &B, uint64_t Size);
 
+//===--- Array loops ---------------------------------------------------------
+// A loop whose trip count is known when it starts gets all its iteration
+// records at once: f.fwd pushes an array of Count records before the loop,
+// iteration K uses element K, f.rev pops the array after the loop.
+
+/// Pushes \p Count records of type \p RecordTy; returns the array.
+llvm::CallInst *emitTapeArrayPush(llvm::IRBuilderBase &B, llvm::Type *RecordTy,
+                                  llvm::Value *Count);
+/// Pops \p Count records of \p RecordSize bytes.
+llvm::CallInst *emitTapeArrayPop(llvm::IRBuilderBase &B, uint64_t RecordSize,
+                                 llvm::Value *Count);
+/// The address of record \p K of \p Array.
+llvm::Value *arrayElement(llvm::IRBuilderBase &B, llvm::Value *Array,
+                          llvm::Type *RecordTy, llvm::Value *K);
+
+/// In f.lin: the iteration counter of array loop \p Id, whose records have
+/// type \p RecordTy. f.rev counts the same iterations down.
+void markCounter(llvm::Instruction *Counter, unsigned Id, llvm::Type *RecordTy);
+struct CounterInfo {
+  unsigned Id;
+  uint64_t RecordSize;
+};
+std::optional<CounterInfo> counterInfo(const llvm::Instruction &I);
+
+/// In f.lin: the reads of array loop \p Id's array and iteration count, in
+/// its preheader or (IsExit) its exit block, where f.rev enters the loop.
+void markLoopEntry(llvm::Instruction *Base, llvm::Instruction *Count,
+                   unsigned Id, bool IsExit);
+struct LoopEntryInfo {
+  unsigned Id;
+  bool IsExit;
+  bool IsBase; ///< else the count
+};
+std::optional<LoopEntryInfo> loopEntryInfo(const llvm::Instruction &I);
+
+/// In f.lin: a read of the static tape (valid anywhere in f.rev).
+inline constexpr const char *StaticReadMD = "ad.static";
+
 } // namespace ad
 
 #endif

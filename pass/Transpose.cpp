@@ -1,4 +1,13 @@
 //===- Transpose.cpp - f.lin -> f.rev -------------------------------------===//
+//
+// Every block of f.lin becomes a block of f.rev. Non-linear values (tape
+// reads, addresses) are rebuilt on demand in each reversed block from what
+// is valid there: the block's own record, the static tape, and the
+// iteration counters of array loops, which f.rev keeps in stack slots and
+// counts down. Cotangents of linear values also live in stack slots;
+// PromoteMemToReg turns all of them into SSA at the end.
+//
+//===----------------------------------------------------------------------===//
 #include "Transpose.h"
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
@@ -24,6 +33,16 @@ namespace ad {
 
 namespace {
 
+/// f.rev's view of an array loop of f.lin: it enters at the exit block with
+/// the last iteration and counts down to the first.
+struct ReversedLoop {
+  AllocaInst *Iteration = nullptr; ///< current iteration (i64)
+  AllocaInst *Array = nullptr;     ///< the records (ptr)
+  AllocaInst *Count = nullptr;     ///< number of iterations (i64)
+  uint64_t RecordSize = 0;
+  BasicBlock *Header = nullptr, *Preheader = nullptr, *Latch = nullptr;
+};
+
 class Transposer {
 public:
   Transposer(Function &Lin, Differentiator &D) : Lin(Lin), D(D) {}
@@ -32,11 +51,16 @@ public:
 private:
   Function *createRevDeclaration();
   AllocaInst *slot(Value *V);
+  AllocaInst *newSlot(Type *T, const Twine &Name);
   void accumulate(IRBuilder<> &B, Value *LinValue, Value *C, bool Negate);
   Value *takeCotangent(IRBuilder<> &B, Value *LinValue);
+  Value *materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB);
+  bool findArrayLoops();
   bool transposeBlock(BasicBlock &BB);
-  bool transposeCall(IRBuilder<> &B, CallInst &Call,
-                     DenseMap<Value *, Value *> &Local);
+  bool transposeCall(IRBuilder<> &B, CallInst &Call, BasicBlock &LinBB);
+  void emitTerminator(IRBuilder<> &B, BasicBlock &BB,
+                      ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
+                      Value *PredIdx);
 
   Function &Lin;
   Differentiator &D;
@@ -45,7 +69,12 @@ private:
   Argument *RevTape = nullptr;
   Instruction *SlotInsertPt = nullptr; // in f.rev's entry block
   DenseMap<Value *, AllocaInst *> Slots;
+  SmallVector<AllocaInst *, 8> OtherSlots;
   DenseMap<BasicBlock *, BasicBlock *> RevBlock;
+  DenseMap<unsigned, ReversedLoop> Loops;
+  DenseMap<BasicBlock *, unsigned> LoopOfHeader, LoopOfPreheader;
+  DenseMap<Value *, Value *> Local; // materialized in the current block
+  bool Failed = false;
 };
 
 } // namespace
@@ -78,6 +107,13 @@ static Constant *additiveIdentity(Type *T) {
   return ConstantFP::getNegativeZero(T);
 }
 
+AllocaInst *Transposer::newSlot(Type *T, const Twine &Name) {
+  IRBuilder<> B(SlotInsertPt);
+  AllocaInst *S = B.CreateAlloca(T, nullptr, Name);
+  OtherSlots.push_back(S);
+  return S;
+}
+
 AllocaInst *Transposer::slot(Value *V) {
   AllocaInst *&S = Slots[V];
   if (!S) {
@@ -106,8 +142,57 @@ Value *Transposer::takeCotangent(IRBuilder<> &B, Value *LinValue) {
   return Ct;
 }
 
+/// The value f.lin's non-linear \p V has in the reversed block of \p LinBB.
+Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
+  if (isa<Constant>(V) || isa<BasicBlock>(V))
+    return V;
+  if (V == Lin.getArg(0))
+    return RevTape;
+  if (Value *Done = Local.lookup(V))
+    return Done;
+  auto *I = dyn_cast<Instruction>(V);
+  auto Fail = [&](const Twine &Why) -> Value * {
+    if (!Failed)
+      D.diags().internalError(nullptr, "cannot rebuild a value of '" +
+                                           Lin.getName() + "' in f.rev: " + Why);
+    Failed = true;
+    return PoisonValue::get(V->getType());
+  };
+  if (!I || isLinear(I))
+    return Fail("it is not a tape read");
+  Value *R = nullptr;
+  if (auto CI = counterInfo(*I)) {
+    ReversedLoop &RL = Loops[CI->Id];
+    R = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration, "iteration");
+  } else if (auto LE = loopEntryInfo(*I); LE && !LE->IsExit) {
+    ReversedLoop &RL = Loops[LE->Id];
+    AllocaInst *S = LE->IsBase ? RL.Array : RL.Count;
+    R = B.CreateLoad(S->getAllocatedType(), S, I->getName());
+  } else {
+    // Reads of the block's own record, and static tape reads, which are
+    // valid anywhere in f.rev.
+    bool Movable = I->getMetadata(StaticReadMD) ||
+                   (isa<GetElementPtrInst>(I) &&
+                    cast<GetElementPtrInst>(I)->getPointerOperand() == Lin.getArg(0));
+    if (I->getParent() != &LinBB && !Movable)
+      return Fail("it is computed in another block");
+    if (isTapeCall(I, TapeOp::Read)) {
+      R = emitPopFor(B, *cast<CallInst>(I)); // f.lin reads forwards, f.rev pops
+    } else {
+      Instruction *C = I->clone();
+      C->dropUnknownNonDebugMetadata(); // f.lin's marks mean nothing here
+      for (Use &U : C->operands())
+        U.set(materialize(B, U.get(), LinBB));
+      B.Insert(C, I->getName());
+      R = C;
+    }
+  }
+  Local[V] = R;
+  return R;
+}
+
 bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
-                               DenseMap<Value *, Value *> &Local) {
+                               BasicBlock &LinBB) {
   Function *Callee = Call.getCalledFunction();
   auto CInfo = Callee ? getDerivedInfo(*Callee) : std::nullopt;
   if (!CInfo || CInfo->Kind != DerivedKind::Lin) {
@@ -118,7 +203,7 @@ bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
   Function *CalleeRev = D.getRev(*Callee);
   if (!CalleeRev)
     return false;
-  SmallVector<Value *, 2> Args{Local.lookup(Call.getArgOperand(0))};
+  SmallVector<Value *, 2> Args{materialize(B, Call.getArgOperand(0), LinBB)};
   if (!Call.getType()->isVoidTy())
     Args.push_back(takeCotangent(B, &Call));
   CallInst *Cts = B.CreateCall(CalleeRev, Args);
@@ -134,51 +219,73 @@ bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
   return true;
 }
 
+bool Transposer::findArrayLoops() {
+  DominatorTree DT(Lin);
+  LLVMContext &Ctx = Lin.getContext();
+  for (BasicBlock &BB : Lin)
+    for (PHINode &Phi : BB.phis())
+      if (auto CI = counterInfo(Phi)) {
+        ReversedLoop &RL = Loops[CI->Id];
+        RL.RecordSize = CI->RecordSize;
+        RL.Header = &BB;
+        for (BasicBlock *P : predecessors(&BB))
+          (DT.dominates(&BB, P) ? RL.Latch : RL.Preheader) = P;
+        if (!RL.Latch || !RL.Preheader) {
+          D.diags().internalError(nullptr, "malformed array loop in '" +
+                                               Lin.getName() + "'");
+          return false;
+        }
+        Type *I64 = Type::getInt64Ty(Ctx);
+        RL.Iteration = newSlot(I64, "iteration");
+        RL.Array = newSlot(PointerType::getUnqual(Ctx), "array");
+        RL.Count = newSlot(I64, "iterations");
+        LoopOfHeader[&BB] = CI->Id;
+        LoopOfPreheader[RL.Preheader] = CI->Id;
+      }
+  return true;
+}
+
 bool Transposer::transposeBlock(BasicBlock &BB) {
   IRBuilder<> B(RevBlock[&BB]);
-  // Tape reads come first: each block of f.lin reads its own residuals.
-  DenseMap<Value *, Value *> Local{{Lin.getArg(0), RevTape}};
-  Value *PredIdx = nullptr;
-  for (Instruction &I : BB) {
-    if (isLinear(&I) || I.isTerminator())
-      continue;
-    // f.lin reads a loop block's record forwards; f.rev pops it.
-    Instruction *C = isTapeCall(&I, TapeOp::Read)
-                         ? emitPopFor(B, cast<CallInst>(I))
-                         : I.clone();
-    if (C->getParent()) {
-      Local[&I] = C;
-      continue;
-    }
-    for (Use &U : C->operands()) {
-      if (isa<Constant>(U.get()) || isa<BasicBlock>(U.get()))
-        continue;
-      Value *R = Local.lookup(U.get());
-      if (!R) {
-        D.diags().internalError(nullptr, "f.lin reads a value of another "
-                                         "block in '" + Lin.getName() + "'");
-        return false;
-      }
-      U.set(R);
-    }
-    B.Insert(C, I.getName());
-    Local[&I] = C;
-    if (I.getMetadata(PredIndexMD))
-      PredIdx = C;
+  Local.clear();
+  // The record this block pushed comes off the tape first; then, for a
+  // preheader, the array of the loop it entered (pushed just before).
+  for (Instruction &I : BB)
+    if (isTapeCall(&I, TapeOp::Read))
+      materialize(B, &I, BB);
+  if (auto It = LoopOfPreheader.find(&BB); It != LoopOfPreheader.end()) {
+    ReversedLoop &RL = Loops[It->second];
+    if (RL.RecordSize)
+      emitTapeArrayPop(B, RL.RecordSize,
+                       B.CreateLoad(RL.Count->getAllocatedType(), RL.Count));
   }
-  auto RevValue = [&](Value *V) -> Value * {
-    if (isa<Constant>(V))
-      return V;
-    return Local.lookup(V);
-  };
+  // Leaving an array loop forwards is entering it backwards: at its last
+  // iteration.
+  for (Instruction &I : BB)
+    if (auto LE = loopEntryInfo(I); LE && LE->IsExit) {
+      ReversedLoop &RL = Loops[LE->Id];
+      Value *V = materialize(B, &I, BB);
+      if (LE->IsBase) {
+        B.CreateStore(V, RL.Array);
+      } else {
+        B.CreateStore(V, RL.Count);
+        B.CreateStore(B.CreateSub(V, ConstantInt::get(V->getType(), 1)),
+                      RL.Iteration);
+      }
+    }
+  Value *PredIdx = nullptr;
+  for (Instruction &I : BB)
+    if (I.getMetadata(PredIndexMD))
+      PredIdx = materialize(B, &I, BB);
 
+  auto RevValue = [&](Value *V) { return materialize(B, V, BB); };
   // Linear instructions, last first.
   for (Instruction &I : reverse(BB)) {
     if (!isLinear(&I) || isa<PHINode>(I))
       continue;
     TransposeRule Rule = findTransposeRule(I);
     if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
-      if (!transposeCall(B, *Call, Local))
+      if (!transposeCall(B, *Call, BB))
         return false;
       continue;
     }
@@ -204,13 +311,19 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   for (PHINode &Phi : BB.phis())
     if (isLinear(&Phi))
       PhiCts.push_back({&Phi, takeCotangent(B, &Phi)});
+  emitTerminator(B, BB, PhiCts, PredIdx);
+  return !Failed;
+}
 
-  // The reversed edges.
+/// The reversed edges of \p BB: to the block it was entered from.
+void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
+                                ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
+                                Value *PredIdx) {
   SmallVector<BasicBlock *, 4> Preds = predecessorsInLayoutOrder(BB);
   if (Preds.empty()) {
     // f.lin's entry: f.rev returns the cotangents of f.lin's arguments.
-    SmallVector<Value *, 4> Outs;
     // + 0.0 turns the -0.0 of an input that received nothing into 0.0.
+    SmallVector<Value *, 4> Outs;
     for (unsigned K = 1; K < Lin.arg_size(); ++K)
       Outs.push_back(B.CreateFAdd(takeCotangent(B, Lin.getArg(K)),
                                   ConstantFP::get(Lin.getArg(K)->getType(), 0.0)));
@@ -220,7 +333,7 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
       B.CreateRet(Outs[0]);
     else
       B.CreateAggregateRet(Outs.data(), Outs.size());
-    return true;
+    return;
   }
   SmallVector<BasicBlock *, 4> Targets;
   for (BasicBlock *P : Preds) {
@@ -240,18 +353,30 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   }
   if (Targets.size() == 1) {
     B.CreateBr(Targets[0]);
-    return true;
+    return;
+  }
+  if (auto It = LoopOfHeader.find(&BB); It != LoopOfHeader.end()) {
+    // An array loop's header: back to the latch until the first iteration.
+    ReversedLoop &RL = Loops[It->second];
+    Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
+    B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)), RL.Iteration);
+    Value *First = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
+    BasicBlock *ToPreheader = Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
+    BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
+    B.CreateCondBr(First, ToPreheader, ToLatch);
+    return;
   }
   if (!PredIdx) {
     D.diags().internalError(nullptr, "merge block without a predecessor "
                                      "index in '" + Lin.getName() + "'");
-    return false;
+    Failed = true;
+    B.CreateUnreachable();
+    return;
   }
   SwitchInst *Sw = B.CreateSwitch(PredIdx, Targets.back(), Targets.size() - 1);
   for (unsigned K = 0; K + 1 < Targets.size(); ++K)
     Sw->addCase(cast<ConstantInt>(ConstantInt::get(PredIdx->getType(), K)),
                 Targets[K]);
-  return true;
 }
 
 Function *Transposer::run() {
@@ -280,8 +405,9 @@ Function *Transposer::run() {
     RevBlock[&BB] = BasicBlock::Create(Ctx, BB.getName(), Rev);
   BranchInst *EntryBr = BranchInst::Create(RevBlock[Returns[0]->getParent()], Entry);
   SlotInsertPt = EntryBr;
+  if (!findArrayLoops())
+    return nullptr;
 
-  // Seed: the cotangent of what f.lin returns.
   if (Value *DY = Returns[0]->getReturnValue()) {
     IRBuilder<> B(EntryBr);
     accumulate(B, DY, Rev->getArg(1), false);
@@ -291,7 +417,7 @@ Function *Transposer::run() {
       return nullptr;
 
   removeUnreachableBlocks(*Rev);
-  SmallVector<AllocaInst *, 32> Allocas;
+  SmallVector<AllocaInst *, 32> Allocas(OtherSlots.begin(), OtherSlots.end());
   for (auto &KV : Slots)
     Allocas.push_back(KV.second);
   DominatorTree DT(*Rev);

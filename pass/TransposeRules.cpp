@@ -24,6 +24,28 @@ unsigned TransposeBuilder::linearOperand() const {
 
 using T = TransposeBuilder;
 
+/// Output lane j of a shuffle is lane mask[j] of (a ++ b): its cotangent
+/// goes back there (lanes used twice receive twice).
+static void transposeShuffle(Instruction &I, T &t) {
+  auto &SV = cast<ShuffleVectorInst>(I);
+  auto *InTy = cast<FixedVectorType>(SV.getOperand(0)->getType());
+  unsigned N = InTy->getNumElements();
+  IRBuilderBase &B = t.b();
+  Value *Ct[2] = {Constant::getNullValue(InTy), Constant::getNullValue(InTy)};
+  for (unsigned J = 0; J < SV.getShuffleMask().size(); ++J) {
+    int M = SV.getMaskValue(J);
+    if (M < 0)
+      continue;
+    Value *&Acc = Ct[unsigned(M) / N];
+    unsigned Lane = unsigned(M) % N;
+    Value *Sum = B.CreateFAdd(B.CreateExtractElement(Acc, Lane),
+                              B.CreateExtractElement(t.ct(), J));
+    Acc = B.CreateInsertElement(Acc, Sum, Lane);
+  }
+  t.add(0, Ct[0]);
+  t.add(1, Ct[1]);
+}
+
 // clang-format off
 static const struct {
   unsigned Opcode;
@@ -49,6 +71,7 @@ static const struct {
                                                         Value *Part = t.b().CreateExtractValue(t.ct(), Idx);
                                                         t.add(0, t.b().CreateInsertValue(t.ct(), t.zeroLike(Part), Idx));
                                                         t.add(1, Part); }},
+{Instruction::ShuffleVector,  transposeShuffle},
 {Instruction::Load,           [](Instruction &I, T &t) { Value *P = t.op(0);        // *p += ct
                                                         Value *Old = t.b().CreateLoad(I.getType(), P);
                                                         t.b().CreateStore(t.b().CreateFAdd(Old, t.ct()), P); }},

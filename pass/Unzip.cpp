@@ -8,12 +8,17 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 #define DEBUG_TYPE "ad-unzip"
 
@@ -50,20 +55,40 @@ static Function *mixedCallee(const Instruction &I) {
 
 namespace {
 
-/// Where a residual, a predecessor index or a callee's tape is kept: a
-/// field of the static %f.tape, or of the record a loop block pushes.
+/// Where a residual, a predecessor index, a callee's tape or a loop's
+/// array is kept: a field of the static %f.tape, or of a record.
 struct TapeSlot {
-  BasicBlock *Record = nullptr; ///< null: the static tape
+  BasicBlock *Record = nullptr; ///< the record's key; null: the static tape
   unsigned Field = 0;
 };
 
-/// The record a block inside a loop pushes at every execution.
+/// A loop whose trip count ScalarEvolution knows at its preheader (single
+/// latch, which is its only exit). The records of its iterations form one
+/// array pushed before the loop: no push per iteration, and neither the
+/// header's predecessor nor the latch's exit condition is taped (f.lin and
+/// f.rev count iterations instead).
+struct ArrayLoop {
+  unsigned Id = 0;
+  Loop *L = nullptr;
+  Value *BackedgeCount = nullptr; ///< i64, computed at the preheader (Jvp)
+};
+
+/// What a record field holds, and which block stores it (at its end).
+struct RecordStore {
+  enum Kind { Residual, PredIndex, CalleeTape, LoopBase, LoopCount } K;
+  Value *V = nullptr;        ///< the residual or the call (Jvp values)
+  const ArrayLoop *AL = nullptr;
+  BasicBlock *Block = nullptr;
+  unsigned Field = 0;
+};
+
+/// Either the record one execution of a loop block pushes, or (Array set)
+/// the element of a loop's array that one iteration fills.
 struct BlockRecord {
   SmallVector<Type *, 8> Fields;
-  SmallVector<std::pair<Value *, unsigned>, 8> Residuals; ///< Jvp value
-  std::optional<unsigned> PredIndex;
-  SmallVector<std::pair<CallBase *, unsigned>, 2> CalleeTapes; ///< pointers
+  SmallVector<RecordStore, 8> Stores;
   StructType *Ty = nullptr;
+  const ArrayLoop *Array = nullptr;
   unsigned add(Type *T) {
     Fields.push_back(T);
     return Fields.size() - 1;
@@ -73,12 +98,19 @@ struct BlockRecord {
 struct TapeLayout {
   SmallVector<Type *, 16> StaticFields;
   MapVector<Value *, unsigned> StaticResiduals; ///< stored at definition
+  SmallVector<RecordStore, 4> StaticStores;     ///< loop entries, at block end
   DenseMap<std::pair<BasicBlock *, Value *>, TapeSlot> Reads;
+  DenseMap<std::pair<BasicBlock *, Value *>, unsigned> RecordFieldOf;
   DenseMap<BasicBlock *, TapeSlot> PredIndex;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
   MapVector<BasicBlock *, BlockRecord> Records;
   MapVector<AllocaInst *, unsigned> ShadowAllocas; ///< -> static field
+  MapVector<Loop *, ArrayLoop> ArrayLoops;
+  /// Where block X keeps (base, count) of the array loop it enters (as the
+  /// preheader) or leaves (as the exit block).
+  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>, std::pair<TapeSlot, TapeSlot>>
+      LoopEntries;
 
   unsigned addStatic(Type *T) {
     StaticFields.push_back(T);
@@ -93,6 +125,11 @@ public:
 
 private:
   bool planTape();
+  void findArrayLoops();
+  /// The record block \p BB writes to: null (static tape), BB itself, or
+  /// the header of the array loop it belongs to.
+  BasicBlock *recordKey(BasicBlock *BB) const;
+  TapeSlot addStored(BasicBlock &BB, RecordStore S, Type *T);
   void noteResidual(BasicBlock &BB, Value *V);
   Function *buildFwd();
   Function *buildLin();
@@ -104,6 +141,19 @@ private:
     unsigned N = Info.Primal->arg_size();
     return A.getArgNo() >= N &&
            Info.Act.isActive(Info.Act.extraOwners()[A.getArgNo() - N]);
+  }
+  const ArrayLoop *arrayLoopOf(BasicBlock *BB) const {
+    Loop *L = LI->getLoopFor(BB);
+    auto It = L ? Layout.ArrayLoops.find(L) : Layout.ArrayLoops.end();
+    return It == Layout.ArrayLoops.end() ? nullptr : &It->second;
+  }
+  bool isArrayLatch(BasicBlock *BB) const {
+    const ArrayLoop *AL = arrayLoopOf(BB);
+    return AL && AL->L->getLoopLatch() == BB;
+  }
+  bool isArrayHeader(BasicBlock *BB) const {
+    const ArrayLoop *AL = arrayLoopOf(BB);
+    return AL && AL->L->getHeader() == BB;
   }
 
   Function &Jvp;
@@ -144,10 +194,31 @@ Value *Unzipper::slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
   return B.CreateStructGEP(Layout.Records[S.Record].Ty, Record, S.Field);
 }
 
+BasicBlock *Unzipper::recordKey(BasicBlock *BB) const {
+  if (const ArrayLoop *AL = arrayLoopOf(BB))
+    return AL->L->getHeader();
+  return LI->getLoopFor(BB) ? BB : nullptr;
+}
+
+TapeSlot Unzipper::addStored(BasicBlock &BB, RecordStore S, Type *T) {
+  S.Block = &BB;
+  BasicBlock *Key = recordKey(&BB);
+  if (!Key) {
+    S.Field = Layout.addStatic(T);
+    Layout.StaticStores.push_back(S);
+    return {nullptr, S.Field};
+  }
+  BlockRecord &R = Layout.Records[Key];
+  S.Field = R.add(T);
+  R.Stores.push_back(S);
+  return {Key, S.Field};
+}
+
 /// Residual \p V is read by linear code (or the terminator) of \p BB. Values
 /// computed outside every loop are taped once, in the static tape, even when
-/// loops read them; values computed inside a loop go into the record of each
-/// loop block that reads them.
+/// loops read them; values computed inside a loop go into the record that
+/// \p BB writes (once per iteration of an array loop, whichever of its
+/// blocks read it).
 void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   auto *A = dyn_cast<Argument>(V);
   auto *I = dyn_cast<Instruction>(V);
@@ -156,22 +227,55 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   if (Layout.Reads.count({&BB, V}))
     return;
   bool DefinedInLoop = I && LI->getLoopFor(I->getParent());
-  if (!LI->getLoopFor(&BB) || !DefinedInLoop) {
+  BasicBlock *Key = recordKey(&BB);
+  if (!Key || !DefinedInLoop) {
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
     if (New)
       It->second = Layout.addStatic(V->getType());
     Layout.Reads[{&BB, V}] = {nullptr, It->second};
     return;
   }
-  BlockRecord &R = Layout.Records[&BB];
-  unsigned Field = R.add(V->getType());
-  R.Residuals.push_back({V, Field});
-  Layout.Reads[{&BB, V}] = {&BB, Field};
+  BlockRecord &R = Layout.Records[Key];
+  auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
+  if (New)
+    It->second = R.add(V->getType());
+  R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
+  Layout.Reads[{&BB, V}] = {Key, It->second};
+}
+
+void Unzipper::findArrayLoops() {
+  AssumptionCache AC(Jvp);
+  ScalarEvolution SE(Jvp, D.tli(Jvp), AC, *DT, *LI);
+  const DataLayout &DL = Jvp.getParent()->getDataLayout();
+  Type *I64 = Type::getInt64Ty(Jvp.getContext());
+  for (Loop *L : LI->getLoopsInPreorder()) {
+    BasicBlock *PH = L->getLoopPreheader(), *Latch = L->getLoopLatch();
+    if (!PH || !Latch || L->getExitingBlock() != Latch || !L->getExitBlock())
+      continue;
+    auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+    if (!Br || !Br->isConditional())
+      continue;
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC) || !BTC->getType()->isIntegerTy() ||
+        BTC->getType()->getIntegerBitWidth() > 64)
+      continue;
+    BTC = SE.getNoopOrZeroExtend(BTC, I64);
+    SCEVExpander Exp(SE, DL, "ad.trip");
+    if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator()))
+      continue;
+    ArrayLoop AL;
+    AL.Id = Layout.ArrayLoops.size();
+    AL.L = L;
+    AL.BackedgeCount = Exp.expandCodeFor(BTC, I64, PH->getTerminator());
+    AL.BackedgeCount->setName("backedges");
+    Layout.ArrayLoops[L] = AL;
+  }
 }
 
 bool Unzipper::planTape() {
   DT = std::make_unique<DominatorTree>(Jvp);
   LI = std::make_unique<LoopInfo>(*DT);
+  findArrayLoops();
   for (BasicBlock &BB : Jvp)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
       if (auto [Y, DY] = unpackJvpReturn(*Ret); DY) {
@@ -181,18 +285,18 @@ bool Unzipper::planTape() {
       }
 
   LLVMContext &Ctx = Jvp.getContext();
-  for (BasicBlock &BB : Jvp) {
-    bool InLoop = LI->getLoopFor(&BB);
-    if (size_t N = predecessorsInLayoutOrder(BB).size(); N > 1) {
-      Type *IdxTy = predIndexType(Ctx, N);
-      if (InLoop) {
-        BlockRecord &R = Layout.Records[&BB];
-        R.PredIndex = R.add(IdxTy);
-        Layout.PredIndex[&BB] = {&BB, *R.PredIndex};
-      } else {
-        Layout.PredIndex[&BB] = {nullptr, Layout.addStatic(IdxTy)};
-      }
+  Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  for (auto &[L, AL] : Layout.ArrayLoops)
+    for (BasicBlock *X : {L->getLoopPreheader(), L->getExitBlock()}) {
+      TapeSlot Base = addStored(*X, {RecordStore::LoopBase, nullptr, &AL}, Ptr);
+      TapeSlot Count = addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
+      Layout.LoopEntries[{X, &AL}] = {Base, Count};
     }
+  for (BasicBlock &BB : Jvp) {
+    // The header of an array loop knows its predecessor from the count.
+    if (size_t N = predecessorsInLayoutOrder(BB).size(); N > 1 && !isArrayHeader(&BB))
+      Layout.PredIndex[&BB] =
+          addStored(BB, {RecordStore::PredIndex}, predIndexType(Ctx, N));
     for (Instruction &I : BB) {
       if (ReturnPacking.count(&I))
         continue;
@@ -202,16 +306,13 @@ bool Unzipper::planTape() {
           return false;
         auto *CB = cast<CallBase>(&I);
         Layout.Callees[CB] = *U;
-        if (InLoop) {
-          // The callee's tape is pushed for each call; the record keeps
-          // its address for f.lin and f.rev.
-          BlockRecord &R = Layout.Records[&BB];
-          unsigned Field = R.add(PointerType::getUnqual(Ctx));
-          R.CalleeTapes.push_back({CB, Field});
-          Layout.CalleeTapes[CB] = {&BB, Field};
-        } else {
+        if (recordKey(&BB))
+          // Inside a loop the callee's tape is pushed for each call; the
+          // record keeps its address for f.lin and f.rev.
+          Layout.CalleeTapes[CB] =
+              addStored(BB, {RecordStore::CalleeTape, CB}, Ptr);
+        else
           Layout.CalleeTapes[CB] = {nullptr, Layout.addStatic(U->Tape)};
-        }
         continue;
       }
       if (isLinear(&I)) {
@@ -223,12 +324,14 @@ bool Unzipper::planTape() {
           noteResidual(BB, Op);
         continue;
       }
-      if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional())
-        noteResidual(BB, Br->getCondition());
-      else if (auto *Sw = dyn_cast<SwitchInst>(&I))
+      if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional()) {
+        // f.lin leaves an array loop by counting, not by the condition.
+        if (!isArrayLatch(&BB))
+          noteResidual(BB, Br->getCondition());
+      } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
         noteResidual(BB, Sw->getCondition());
-      else if (I.isTerminator() && !isa<ReturnInst>(I) &&
-               !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
+      } else if (I.isTerminator() && !isa<ReturnInst>(I) &&
+                 !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
         D.diags().errorAt(I, Twine("cannot differentiate through the "
                                    "terminator '") +
                                  I.getOpcodeName() + "' (not supported yet)");
@@ -236,19 +339,39 @@ bool Unzipper::planTape() {
       }
     }
   }
-  // Shadows of local variables must outlive f.fwd: they live in the tape.
+  // Shadows of local variables must outlive f.fwd: they live in the tape,
+  // at offsets as aligned as the variables (the tape itself is then
+  // 16-byte aligned: a zero-sized vector field raises its alignment).
+  const DataLayout &DL = Jvp.getParent()->getDataLayout();
+  bool Marked = false;
   for (Instruction &I : instructions(Jvp))
     if (I.getMetadata(ShadowAllocaMD)) {
       auto *AI = cast<AllocaInst>(&I);
+      uint64_t Align = AI->getAlign().value();
+      if (Align > 16) {
+        D.diags().errorAt(I, "cannot differentiate through a local variable "
+                             "aligned to more than 16 bytes (not supported "
+                             "yet)");
+        return false;
+      }
+      if (Align > 8 && !Marked) {
+        Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
+        Marked = true;
+      }
+      uint64_t Offset =
+          DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields))->getSizeInBytes();
+      if (uint64_t Pad = (Align - Offset % Align) % Align)
+        Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
       Type *T = AI->getAllocatedType();
       if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
         T = ArrayType::get(T, N->getZExtValue());
       Layout.ShadowAllocas[AI] = Layout.addStatic(T);
     }
   NumResiduals += Layout.StaticResiduals.size();
-  for (auto &[BB, R] : Layout.Records) {
+  for (auto &[Key, R] : Layout.Records) {
     R.Ty = StructType::get(Ctx, R.Fields);
-    NumResiduals += R.Residuals.size();
+    R.Array = arrayLoopOf(Key);
+    NumResiduals += R.Stores.size();
   }
   TapeTy = StructType::create(Ctx, Layout.StaticFields,
                               derivedName(*Info.Primal, "tape", Info.Act));
@@ -290,11 +413,14 @@ Function *Unzipper::buildFwd() {
   copyPrimalAttributes(*Fwd, Primal, Primal.arg_size(), /*WritesTape=*/true);
   Fwd->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
+  auto FwdBlock = [&](BasicBlock *BB) { return cast<BasicBlock>(VMap.lookup(BB)); };
+  LLVMContext &Ctx = Fwd->getContext();
+  Type *I64 = Type::getInt64Ty(Ctx);
 
   // Static residuals are stored right where they become available.
   for (auto [V, Field] : Layout.StaticResiduals) {
     Value *Mapped = VMap.lookup(V);
-    IRBuilder<> B(Fwd->getContext());
+    IRBuilder<> B(Ctx);
     if (isa<Argument>(V))
       B.SetInsertPoint(&*Fwd->getEntryBlock().getFirstInsertionPt());
     else if (isa<PHINode>(Mapped))
@@ -313,19 +439,15 @@ Function *Unzipper::buildFwd() {
   }
   // Which predecessor each merge block was entered from.
   DenseMap<BasicBlock *, Value *> PredIdx; // Jvp block -> Fwd phi
-  for (auto [BB, Slot] : Layout.PredIndex) {
-    auto *FwdBB = cast<BasicBlock>(VMap.lookup(BB));
+  for (auto &[BB, Slot] : Layout.PredIndex) {
+    BasicBlock *FwdBB = FwdBlock(BB);
     SmallVector<BasicBlock *, 4> Preds = predecessorsInLayoutOrder(*FwdBB);
-    Type *IdxTy = predIndexType(Fwd->getContext(), Preds.size());
+    Type *IdxTy = predIndexType(Ctx, Preds.size());
     auto *Idx = PHINode::Create(IdxTy, Preds.size(), "pred.idx");
     Idx->insertBefore(FwdBB->getFirstNonPHIIt());
     for (BasicBlock *P : predecessors(FwdBB))
       Idx->addIncoming(ConstantInt::get(IdxTy, llvm::find(Preds, P) - Preds.begin()), P);
-    PredIdx[BB] = Idx;
-    if (!Slot.Record) {
-      IRBuilder<> B(&*FwdBB->getFirstInsertionPt());
-      B.CreateStore(Idx, staticField(B, TapePtr, Slot.Field));
-    }
+    PredIdx[BB] = Idx; // stored with the block's other record stores
   }
   // g.jvp(x, dx) becomes g.fwd(x, tape of g): a field of the static tape,
   // or, inside a loop, a tape pushed for this call.
@@ -356,21 +478,65 @@ Function *Unzipper::buildFwd() {
     }
     Call->eraseFromParent();
   }
-  // Each loop block pushes its record when it is done, after the records
-  // its callees pushed, so that f.rev pops it first.
-  for (auto &[BB, R] : Layout.Records) {
-    auto *FwdBB = cast<BasicBlock>(VMap.lookup(BB));
-    IRBuilder<> B(FwdBB->getTerminator());
+  // Array loops: the preheader pushes one record per iteration (after the
+  // records its own callees pushed), the header counts iterations.
+  DenseMap<const ArrayLoop *, std::pair<Value *, Value *>> ArrayOf; // base, count
+  DenseMap<const ArrayLoop *, PHINode *> CounterOf;
+  for (auto &[L, AL] : Layout.ArrayLoops) {
+    BasicBlock *PH = FwdBlock(L->getLoopPreheader());
+    IRBuilder<> B(PH->getTerminator());
+    Value *Count = B.CreateAdd(VMap.lookup(AL.BackedgeCount),
+                               ConstantInt::get(I64, 1), "iterations");
+    BasicBlock *Key = L->getHeader();
+    auto RecIt = Layout.Records.find(Key);
+    Value *Base = ConstantPointerNull::get(PointerType::getUnqual(Ctx));
+    if (RecIt != Layout.Records.end() && !RecIt->second.Fields.empty())
+      Base = emitTapeArrayPush(B, RecIt->second.Ty, Count);
+    ArrayOf[&AL] = {Base, Count};
+    BasicBlock *H = FwdBlock(L->getHeader());
+    auto *K = PHINode::Create(I64, 2, "iteration");
+    K->insertBefore(H->getFirstNonPHIIt());
+    BasicBlock *Latch = FwdBlock(L->getLoopLatch());
+    IRBuilder<> LB(Latch->getTerminator());
+    Value *Next = LB.CreateAdd(K, ConstantInt::get(I64, 1), "iteration.next");
+    K->addIncoming(ConstantInt::get(I64, 0), PH);
+    K->addIncoming(Next, Latch);
+    CounterOf[&AL] = K;
+  }
+  // Each block stores what its record holds when it is done: after the
+  // records its callees pushed, so that f.rev pops it first.
+  auto StoredValue = [&](const RecordStore &S) -> Value * {
+    switch (S.K) {
+    case RecordStore::Residual:
+      return VMap.lookup(S.V);
+    case RecordStore::PredIndex:
+      return PredIdx[S.Block];
+    case RecordStore::CalleeTape:
+      return PushedCalleeTape[cast<CallBase>(S.V)];
+    case RecordStore::LoopBase:
+      return ArrayOf[S.AL].first;
+    case RecordStore::LoopCount:
+      return ArrayOf[S.AL].second;
+    }
+    llvm_unreachable("unknown record store");
+  };
+  for (const RecordStore &S : Layout.StaticStores) {
+    IRBuilder<> B(FwdBlock(S.Block)->getTerminator());
+    B.CreateStore(StoredValue(S), staticField(B, TapePtr, S.Field));
+  }
+  for (auto &[Key, R] : Layout.Records) {
+    if (R.Array) {
+      for (const RecordStore &S : R.Stores) {
+        IRBuilder<> B(FwdBlock(S.Block)->getTerminator());
+        Value *Rec = arrayElement(B, ArrayOf[R.Array].first, R.Ty, CounterOf[R.Array]);
+        B.CreateStore(StoredValue(S), B.CreateStructGEP(R.Ty, Rec, S.Field));
+      }
+      continue;
+    }
+    IRBuilder<> B(FwdBlock(Key)->getTerminator());
     Value *Rec = emitTapeCall(B, TapeOp::Push, R.Ty);
-    auto Store = [&](Value *V, unsigned Field) {
-      B.CreateStore(V, B.CreateStructGEP(R.Ty, Rec, Field));
-    };
-    for (auto [V, Field] : R.Residuals)
-      Store(VMap.lookup(V), Field);
-    if (R.PredIndex)
-      Store(PredIdx[BB], *R.PredIndex);
-    for (auto [Call, Field] : R.CalleeTapes)
-      Store(PushedCalleeTape[Call], Field);
+    for (const RecordStore &S : R.Stores)
+      B.CreateStore(StoredValue(S), B.CreateStructGEP(R.Ty, Rec, S.Field));
   }
   // Return the primal result only; then drop every linear instruction.
   for (ReturnInst *Ret : Returns) {
@@ -378,7 +544,7 @@ Function *Unzipper::buildFwd() {
     if (!DY)
       continue;
     auto *Packed = cast<Instruction>(Ret->getReturnValue());
-    ReturnInst::Create(Fwd->getContext(), Y, Ret->getIterator());
+    ReturnInst::Create(Ctx, Y, Ret->getIterator());
     Ret->eraseFromParent();
     Instruction *WithPrimal = cast<Instruction>(Packed->getOperand(0));
     Packed->eraseFromParent();
@@ -399,7 +565,8 @@ Function *Unzipper::buildFwd() {
 Function *Unzipper::buildLin() {
   Function &Primal = *Info.Primal;
   LLVMContext &Ctx = Jvp.getContext();
-  SmallVector<Type *, 8> Params{PointerType::getUnqual(Ctx)};
+  Type *I64 = Type::getInt64Ty(Ctx), *Ptr = PointerType::getUnqual(Ctx);
+  SmallVector<Type *, 8> Params{Ptr};
   for (Argument &A : Primal.args())
     if (Info.Act.isActive(A.getArgNo()))
       Params.push_back(A.getType());
@@ -438,13 +605,21 @@ Function *Unzipper::buildLin() {
     auto It = Layout.Reads.find({JvpBB, V});
     assert(It != Layout.Reads.end() && "non-linear value not taped");
     Value *&Read = LocalReads[{JvpBB, V}];
-    if (!Read)
-      Read = B.CreateLoad(V->getType(),
-                          slotAddress(B, It->second, TapePtr, Record),
-                          V->getName());
+    if (!Read) {
+      auto *Load = B.CreateLoad(V->getType(),
+                                slotAddress(B, It->second, TapePtr, Record),
+                                V->getName());
+      if (!It->second.Record)
+        markWith(Load, StaticReadMD);
+      Read = Load;
+    }
     return Read;
   };
 
+  // Array loops: counted in f.lin; base and count are read where the
+  // preheader and the exit block keep them.
+  DenseMap<const ArrayLoop *, std::pair<Value *, Value *>> ArrayOf;
+  DenseMap<const ArrayLoop *, PHINode *> CounterOf;
   SmallVector<std::pair<PHINode *, PHINode *>, 8> Phis;
   ReversePostOrderTraversal<Function *> RPO(&Jvp);
   for (BasicBlock *BB : RPO) {
@@ -458,9 +633,33 @@ Function *Unzipper::buildLin() {
         Map[&Phi] = LP;
         Phis.push_back({&Phi, LP});
       }
+    if (isArrayHeader(BB)) {
+      const ArrayLoop *AL = arrayLoopOf(BB);
+      PHINode *K = B.CreatePHI(I64, 2, "iteration");
+      markCounter(K, AL->Id, Layout.Records.count(BB)
+                                 ? Layout.Records[BB].Ty
+                                 : StructType::get(Ctx));
+      CounterOf[AL] = K;
+    }
     Record = nullptr;
-    if (auto It = Layout.Records.find(BB); It != Layout.Records.end())
-      Record = emitTapeCall(B, TapeOp::Read, It->second.Ty);
+    if (auto It = Layout.Records.find(recordKey(BB)); It != Layout.Records.end()) {
+      BlockRecord &R = It->second;
+      if (R.Array)
+        Record = arrayElement(B, ArrayOf[R.Array].first, R.Ty, CounterOf[R.Array]);
+      else
+        Record = emitTapeCall(B, TapeOp::Read, R.Ty);
+    }
+    for (auto &[L, AL] : Layout.ArrayLoops) {
+      auto It = Layout.LoopEntries.find({BB, &AL});
+      if (It == Layout.LoopEntries.end())
+        continue;
+      bool IsExit = L->getExitBlock() == BB;
+      auto *Base = B.CreateLoad(Ptr, slotAddress(B, It->second.first, TapePtr, Record), "array");
+      auto *Count = B.CreateLoad(I64, slotAddress(B, It->second.second, TapePtr, Record), "iterations");
+      markLoopEntry(Base, Count, AL.Id, IsExit);
+      if (L->getLoopPreheader() == BB)
+        ArrayOf[&AL] = {Base, Count};
+    }
     if (auto It = Layout.PredIndex.find(BB); It != Layout.PredIndex.end()) {
       auto *Idx = B.CreateLoad(
           predIndexType(Ctx, predecessorsInLayoutOrder(*BB).size()),
@@ -477,7 +676,7 @@ Function *Unzipper::buildLin() {
         const Unzipped &U = Layout.Callees[Call];
         Value *CalleeTape = slotAddress(B, CT->second, TapePtr, Record);
         if (CT->second.Record)
-          CalleeTape = B.CreateLoad(PointerType::getUnqual(Ctx), CalleeTape);
+          CalleeTape = B.CreateLoad(Ptr, CalleeTape);
         SmallVector<Value *, 8> Args{CalleeTape};
         for (Value *T : calleeArgs(*Call, /*Tangents=*/true))
           Args.push_back(Operand(B, T));
@@ -498,6 +697,7 @@ Function *Unzipper::buildLin() {
         for (Use &U : C->operands())
           U.set(Operand(B, U.get()));
         C->setDebugLoc(DebugLoc());
+        C->setMetadata(LLVMContext::MD_DIAssignID, nullptr); // f.lin has no debug info
         C->setName(I.getName());
         B.Insert(C);
         Map[&I] = C;
@@ -510,12 +710,23 @@ Function *Unzipper::buildLin() {
         else
           B.CreateRet(Operand(B, DY));
       } else if (auto *Br = dyn_cast<BranchInst>(&I)) {
-        if (Br->isConditional())
+        if (isArrayLatch(BB)) {
+          // The last iteration is the count-th.
+          const ArrayLoop *AL = arrayLoopOf(BB);
+          PHINode *K = CounterOf[AL];
+          Value *Next = B.CreateAdd(K, ConstantInt::get(I64, 1), "iteration.next");
+          K->addIncoming(ConstantInt::get(I64, 0), BlockMap[AL->L->getLoopPreheader()]);
+          K->addIncoming(Next, BlockMap[BB]);
+          Value *Done = B.CreateICmpEQ(Next, ArrayOf[AL].second, "done");
+          B.CreateCondBr(Done, BlockMap[AL->L->getExitBlock()],
+                         BlockMap[AL->L->getHeader()]);
+        } else if (Br->isConditional()) {
           B.CreateCondBr(Operand(B, Br->getCondition()),
                          BlockMap[Br->getSuccessor(0)],
                          BlockMap[Br->getSuccessor(1)]);
-        else
+        } else {
           B.CreateBr(BlockMap[Br->getSuccessor(0)]);
+        }
       } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
         SwitchInst *LS = B.CreateSwitch(Operand(B, Sw->getCondition()),
                                         BlockMap[Sw->getDefaultDest()],

@@ -40,14 +40,14 @@ define double @grad(double %u) {
 ; UNZIP-NEXT:    ret double %r
 ; UNZIP-LABEL: define internal double @f.lin(ptr %tape, double %du)
 ; UNZIP-NEXT:    [[SLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0
-; UNZIP-NEXT:    [[COS:%.*]] = load double, ptr [[SLOT]]
+; UNZIP-NEXT:    [[COS:%.*]] = load double, ptr [[SLOT]], align 8, !ad.static
 ; UNZIP-NEXT:    [[T:%.*]] = fmul double [[COS]], %du, !ad.linear
 ; UNZIP-NEXT:    [[DR:%.*]] = fneg double [[T]], !ad.linear
 ; UNZIP-NEXT:    ret double [[DR]]
 
 ; REV-LABEL: define internal double @f.rev(ptr %tape, double %ct)
-; REV:         [[COS:%.*]] = load double, ptr %tape
-; REV-NEXT:    [[NEG:%.*]] = fsub double -0.000000e+00, %ct
+; REV:         [[NEG:%.*]] = fsub double -0.000000e+00, %ct
+; REV-NEXT:    [[COS:%.*]] = load double, ptr %tape
 ; REV-NEXT:    [[G:%.*]] = fmul double [[NEG]], [[COS]]
 ; REV-NEXT:    [[OUT:%.*]] = fadd double [[G]], 0.000000e+00
 ; REV-NEXT:    ret double [[OUT]]

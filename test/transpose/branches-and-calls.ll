@@ -15,16 +15,16 @@
 ; CHECK:       seed:
 ; CHECK-NEXT:    br label %join
 ; CHECK:       join:
-; CHECK:         %pred.idx = load i8, ptr {{%.*}}, !ad.pred
+; CHECK:         %pred.idx = load i8, ptr {{%.*}}
 ; CHECK-NEXT:    [[FROMTHEN:%.*]] = icmp eq i8 %pred.idx, 0
 ; CHECK-NEXT:    br i1 [[FROMTHEN]], label %join.from.then, label %join.from.else
 ; CHECK:       then:
-; CHECK:         [[SQTAPE:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 1
 ; CHECK:         [[CTA:%.*]] = fmul double %ct, %y
+; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 1
 ; CHECK-NEXT:    [[CTX:%.*]] = call double @sq.rev(ptr [[SQTAPE]], double [[CTA]])
 ; CHECK:       entry:
-; CHECK-NEXT:    %dx.ct.0 = phi double [ [[CTX]], %then ], [ {{%.*}}, %else ]
-; CHECK-NEXT:    %dy.ct.0 = phi double
+; CHECK-DAG:     %dx.ct.0 = phi double [ [[CTX]], %then ], [ {{%.*}}, %else ]
+; CHECK-DAG:     %dy.ct.0 = phi double
 ; CHECK:         ret { double, double }
 ; CHECK:       join.from.then:
 ; CHECK-NEXT:    br label %then
