@@ -1,0 +1,268 @@
+/*===- bench/harness.h - ADPass benchmark harness -----------------*- C -*-===*
+ *
+ * Each kernel (bench/<kernel>.c) provides three callables on one context:
+ *
+ *   primal      f(x), the function as a user writes it;
+ *   ad_grad     the gradient through ADPass: zero the shadows (the API
+ *               accumulates with +=), then one __ad_gradient call;
+ *   hand_grad   a hand-written gradient producing the same vector.
+ *
+ * bench_row() first checks that the two gradients agree, measures the tape
+ * peak of one ADPass gradient call, then times all three and prints one
+ * markdown table row on stdout (header: bench_print_header()).
+ *
+ * Timing follows the project's rules for a noisy machine: everything is a
+ * ratio measured within one process run, and every number is a median.
+ *   - CLOCK_MONOTONIC;
+ *   - per callable, an inner repetition count is calibrated so that one
+ *     repetition lasts >= BENCH_MIN_REP_MS (default 20 ms);
+ *   - one warm-up repetition of each callable;
+ *   - BENCH_REPS (default 15) rounds; in each round the three callables run
+ *     one repetition each, interleaved, so that drift of the machine hits all
+ *     three alike;
+ *   - reported time = median over the rounds of (repetition time / inner).
+ *
+ * Correctness: max over components of |ad_i - hand_i| / max(|hand_i|, floor)
+ * with floor = 1e-6 * max_j |hand_j| (a component a million times smaller
+ * than the largest is compared absolutely at that scale, so that rounding of
+ * an exact zero does not count as a relative error of 1). Above
+ * BENCH_TOL (1e-8) the row prints FAIL, is not timed, and bench_row returns
+ * non-zero.
+ *===----------------------------------------------------------------------===*/
+#ifndef ADPASS_BENCH_HARNESS_H
+#define ADPASS_BENCH_HARNESS_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <ad.h>
+#include <ad_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BENCH_TOL 1e-8
+
+/*--- Barriers ------------------------------------------------------------*/
+
+/* Forces the compiler to assume `p` (and all memory) is read and may be
+ * modified here: results stored through p are kept, and loads of memory after
+ * the barrier are not hoisted out of the timing loop. */
+static inline void do_not_optimize(const void *p) {
+  __asm__ volatile("" : : "r,m"(p) : "memory");
+}
+
+/* Same for a scalar result. */
+static inline void do_not_optimize_double(double v) {
+  __asm__ volatile("" : : "r,m"(v) : "memory");
+}
+
+/*--- Clock ---------------------------------------------------------------*/
+
+static inline double bench_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+typedef void (*bench_fn)(void *ctx);
+
+/* Wall time of `inner` back-to-back calls, in ns. */
+static double bench_time_rep(bench_fn fn, void *ctx, long inner) {
+  double t0 = bench_now_ns();
+  for (long i = 0; i < inner; ++i) {
+    fn(ctx);
+    do_not_optimize(ctx);
+  }
+  return bench_now_ns() - t0;
+}
+
+/* Smallest repetition count (found by growing it) whose repetition lasts at
+ * least min_ns. The calls made here also warm caches and the tape. */
+static long bench_calibrate(bench_fn fn, void *ctx, double min_ns) {
+  long inner = 1;
+  for (;;) {
+    double t = bench_time_rep(fn, ctx, inner);
+    if (t >= min_ns)
+      return inner;
+    long next = inner * 10;
+    if (t > 0) {
+      double want = (double)inner * min_ns * 1.25 / t;
+      if (want < (double)next)
+        next = (long)ceil(want);
+    }
+    inner = next > inner ? next : inner + 1;
+  }
+}
+
+static int bench_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double bench_median(double *v, int k) {
+  qsort(v, (size_t)k, sizeof v[0], bench_cmp_double);
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+static double bench_env(const char *name, double dflt) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return dflt;
+  double v = atof(s);
+  return v > 0 ? v : dflt;
+}
+
+/* Median per-call times (ns) of several callables, measured interleaved.
+ * The generic building block; bench_row uses it with three callables. */
+static void bench_measure(int count, bench_fn const *fns, void *ctx,
+                          double *median_ns) {
+  enum { MAX_FNS = 8, MAX_REPS = 1001 };
+  double min_ns = bench_env("BENCH_MIN_REP_MS", 20) * 1e6;
+  int reps = (int)bench_env("BENCH_REPS", 15);
+  if (reps > MAX_REPS)
+    reps = MAX_REPS;
+  if (count > MAX_FNS)
+    abort();
+  long inner[MAX_FNS];
+  static double samples[MAX_FNS][MAX_REPS];
+  for (int f = 0; f < count; ++f)
+    inner[f] = bench_calibrate(fns[f], ctx, min_ns);
+  for (int f = 0; f < count; ++f) /* warm-up */
+    bench_time_rep(fns[f], ctx, inner[f]);
+  for (int r = 0; r < reps; ++r)
+    for (int f = 0; f < count; ++f)
+      samples[f][r] = bench_time_rep(fns[f], ctx, inner[f]) / (double)inner[f];
+  for (int f = 0; f < count; ++f)
+    median_ns[f] = bench_median(samples[f], reps);
+}
+
+/*--- Inputs --------------------------------------------------------------*/
+
+/* Hides a value from the optimiser, so that problem sizes are run-time
+ * values as in a user's program (no specialisation on a constant n). */
+static inline int bench_opaque_int(int v) {
+  __asm__ volatile("" : "+r"(v));
+  return v;
+}
+
+/* Deterministic inputs: splitmix64, uniform in [lo, hi). */
+static inline double bench_uniform(uint64_t *state, double lo, double hi) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return lo + (hi - lo) * (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* Aborts on failure: benchmarks have no use for NULL. */
+static inline double *bench_alloc(size_t count) {
+  double *p = (double *)aligned_alloc(64, ((count * sizeof(double) + 63) / 64) * 64);
+  if (!p) {
+    fprintf(stderr, "bench: out of memory (%zu doubles)\n", count);
+    exit(2);
+  }
+  memset(p, 0, count * sizeof(double));
+  return p;
+}
+
+/*--- The row -------------------------------------------------------------*/
+
+typedef struct {
+  const char *kernel; /* table name */
+  const char *n;      /* problem size as shown, e.g. "10^6" */
+  void *ctx;
+  bench_fn primal;
+  bench_fn ad_grad;   /* zeroes the shadows, then calls __ad_gradient */
+  bench_fn hand_grad;
+  const double *ad_out;   /* gradient written by ad_grad */
+  const double *hand_out; /* gradient written by hand_grad */
+  size_t len;             /* components compared */
+} bench_spec;
+
+static void bench_print_header(void) {
+  printf("| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal "
+         "| hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) "
+         "| max rel err |\n");
+  printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+}
+
+/* Max relative error of a against the reference b (see the file comment);
+ * *where receives the worst index. NaN anywhere gives +inf. */
+static double bench_max_rel_err(const double *a, const double *b, size_t len,
+                                size_t *where) {
+  double scale = 0;
+  for (size_t i = 0; i < len; ++i)
+    scale = fmax(scale, fabs(b[i]));
+  double floor_ = scale > 0 ? 1e-6 * scale : 1e-300;
+  double worst = 0;
+  *where = 0;
+  for (size_t i = 0; i < len; ++i) {
+    double e = fabs(a[i] - b[i]) / fmax(fabs(b[i]), floor_);
+    if (e != e)
+      e = INFINITY;
+    if (e > worst) {
+      worst = e;
+      *where = i;
+    }
+  }
+  return worst;
+}
+
+/* Checks, measures and prints one row. Returns 0, or 1 on FAIL. */
+static int bench_row(const bench_spec *s) {
+  /* Correctness first: one call of each gradient. */
+  s->ad_grad(s->ctx);
+  s->hand_grad(s->ctx);
+  size_t at;
+  double err = bench_max_rel_err(s->ad_out, s->hand_out, s->len, &at);
+  if (!(err <= BENCH_TOL)) {
+    printf("| %s | %s | FAIL: ADPass gradient differs from the hand-written "
+           "one, max rel err %.2e at component %zu (ADPass %.17g, hand %.17g) "
+           "| | | | | | | |\n",
+           s->kernel, s->n, err, at, s->ad_out[at], s->hand_out[at]);
+    fflush(stdout);
+    fprintf(stderr, "bench %s: FAIL: max rel err %.3e > %.0e at %zu\n",
+            s->kernel, err, BENCH_TOL, at);
+    return 1;
+  }
+
+  /* Tape peak of exactly one gradient call, from an empty tape. */
+  __ad_tape_release();
+  __ad_tape_reset_peak();
+  size_t before = __ad_tape_current_bytes();
+  s->ad_grad(s->ctx);
+  size_t peak = __ad_tape_peak_bytes() - before;
+  size_t after = __ad_tape_current_bytes();
+  if (after != before)
+    fprintf(stderr,
+            "bench %s: warning: the tape holds %zu bytes after a gradient "
+            "call (%zu before)\n",
+            s->kernel, after, before);
+
+  bench_fn fns[3] = {s->primal, s->ad_grad, s->hand_grad};
+  double t[3];
+  bench_measure(3, fns, s->ctx, t);
+
+  printf("| %s | %s | %.1f | %.1f | **%.2f** | %.1f | %.2f | %.2f | %zu "
+         "| %.1e |\n",
+         s->kernel, s->n, t[0] * 1e-3, t[1] * 1e-3, t[1] / t[0], t[2] * 1e-3,
+         t[2] / t[0], t[1] / t[2], peak, err);
+  fflush(stdout);
+  return 0;
+}
+
+/* Kernels' main(): `--header` prints the table header instead of a row. */
+static inline int bench_wants_header(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--header") == 0) {
+    bench_print_header();
+    return 1;
+  }
+  return 0;
+}
+
+#endif /* ADPASS_BENCH_HARNESS_H */

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds every benchmark kernel with clang-19 -O2 and the ADPass plugin and
+# runtime, runs them one after another, and prints one markdown table on
+# stdout. Compiler messages and diagnostics go to stderr.
+#
+#   bench/run.sh                 all kernels
+#   bench/run.sh sumsq rk4       only these (file names without .c)
+#
+# Environment: CC (default clang-19), BUILD (default <repo>/build),
+# BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20).
+#
+# Exits non-zero when the plugin or runtime is missing, when a kernel does
+# not compile, does not run, or fails its correctness check. A failing kernel
+# still gets a FAIL row and the remaining kernels still run.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+build="${BUILD:-$repo/build}"
+cc="${CC:-clang-19}"
+plugin="$build/pass/libADPass.so"
+runtime="$build/runtime/libADRuntime.a"
+
+if [[ ! -f "$plugin" || ! -f "$runtime" ]]; then
+  echo "bench/run.sh: $plugin or $runtime is missing." >&2
+  echo "Build ADPass first, from the repository root:" >&2
+  echo "    tools/build.sh      (or: cmake -S . -B build && cmake --build build)" >&2
+  exit 2
+fi
+if ! command -v "$cc" >/dev/null; then
+  echo "bench/run.sh: compiler '$cc' not found (set CC)." >&2
+  exit 2
+fi
+
+kernels=("$@")
+if [[ ${#kernels[@]} -eq 0 ]]; then
+  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp)
+fi
+
+out="$(mktemp -d "${TMPDIR:-/tmp}/adpass-bench.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+
+# Provenance on stderr (stdout is only the table).
+{
+  echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc) CPUs," \
+    "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
+  echo "# $("$cc" --version | head -1); -O2; plugin $plugin" \
+    "($(date -u -r "$plugin" '+built %Y-%m-%d %H:%M UTC'))," \
+    "repo HEAD $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+} >&2
+
+# The same header as bench_print_header() in harness.h.
+echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | max rel err |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+
+failed=()
+for k in "${kernels[@]}"; do
+  src="$here/$k.c"
+  if [[ ! -f "$src" ]]; then
+    echo "| $k | | FAIL: no such kernel ($src) | | | | | | | |"
+    failed+=("$k (missing)")
+    continue
+  fi
+  # Portable -O2 (no -march=native): the numbers hold for any x86-64.
+  if ! "$cc" -O2 -fpass-plugin="$plugin" -I"$repo/include" -I"$here" \
+      "$src" "$runtime" -lm -o "$out/$k" 2>"$out/$k.log"; then
+    cat "$out/$k.log" >&2
+    msg="$(grep -m1 'error:' "$out/$k.log" | sed "s|$here/||; s/|/\\\\|/g")"
+    echo "| $k | | FAIL: does not compile: ${msg:-see stderr} | | | | | | | |"
+    failed+=("$k (compile)")
+    continue
+  fi
+  [[ -s "$out/$k.log" ]] && cat "$out/$k.log" >&2 # warnings
+  "$out/$k"
+  rc=$?
+  if [[ $rc -ne 0 ]]; then
+    # rc 1: the kernel printed its FAIL row itself. Anything else: a crash.
+    if [[ $rc -ne 1 ]]; then
+      echo "| $k | | FAIL: exited with status $rc | | | | | | | |"
+    fi
+    failed+=("$k (run, status $rc)")
+  fi
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "bench/run.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
