@@ -100,6 +100,9 @@ struct TapeLayout {
   MapVector<Value *, unsigned> StaticResiduals; ///< stored at definition
   SmallVector<RecordStore, 4> StaticStores;     ///< loop entries, at block end
   DenseMap<std::pair<BasicBlock *, Value *>, TapeSlot> Reads;
+  /// Residuals f.lin and f.rev recompute from iteration counters and static
+  /// values (addresses and indices of counted loops) instead of taping.
+  DenseMap<std::pair<BasicBlock *, Value *>, const SCEV *> Recomputed;
   DenseMap<std::pair<BasicBlock *, Value *>, unsigned> RecordFieldOf;
   DenseMap<BasicBlock *, TapeSlot> PredIndex;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
@@ -162,8 +165,15 @@ private:
   TapeLayout Layout;
   StructType *TapeTy = nullptr;
   SmallPtrSet<Instruction *, 2> ReturnPacking; // the {y, dy} insertvalues
+  bool isRecomputable(const SCEV *S, BasicBlock &UseBB) const;
+  void noteStaticLeaves(const SCEV *S);
+  Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
+                        const DenseMap<const ArrayLoop *, PHINode *> &Counters);
+
   std::unique_ptr<DominatorTree> DT;
   std::unique_ptr<LoopInfo> LI;
+  std::unique_ptr<AssumptionCache> AC;
+  std::unique_ptr<ScalarEvolution> SE;
 };
 
 } // namespace
@@ -224,10 +234,18 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   auto *I = dyn_cast<Instruction>(V);
   if ((!A && !I) || isLinear(V) || (A && isTangentArg(*A)))
     return;
-  if (Layout.Reads.count({&BB, V}))
+  if (Layout.Reads.count({&BB, V}) || Layout.Recomputed.count({&BB, V}))
     return;
   bool DefinedInLoop = I && LI->getLoopFor(I->getParent());
   BasicBlock *Key = recordKey(&BB);
+  if (Key && DefinedInLoop && SE->isSCEVable(V->getType())) {
+    const SCEV *S = SE->getSCEV(V);
+    if (isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB)) {
+      noteStaticLeaves(S);
+      Layout.Recomputed[{&BB, V}] = S;
+      return;
+    }
+  }
   if (!Key || !DefinedInLoop) {
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
     if (New)
@@ -243,9 +261,112 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   Layout.Reads[{&BB, V}] = {Key, It->second};
 }
 
+/// Whether f.lin and f.rev can compute \p S in \p UseBB: an affine
+/// function of the iteration counters of enclosing counted loops, over
+/// constants and values computed outside every loop (taped statically).
+bool Unzipper::isRecomputable(const SCEV *S, BasicBlock &UseBB) const {
+  if (isa<SCEVConstant>(S))
+    return true;
+  if (auto *U = dyn_cast<SCEVUnknown>(S)) {
+    Value *V = U->getValue();
+    if (isa<Constant>(V))
+      return !isa<GlobalValue>(V) || isa<GlobalVariable>(V);
+    if (auto *A = dyn_cast<Argument>(V))
+      return !isTangentArg(*A);
+    auto *I = dyn_cast<Instruction>(V);
+    return I && !LI->getLoopFor(I->getParent()) && !isLinear(I);
+  }
+  if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+    auto It = Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()));
+    return AR->isAffine() && It != Layout.ArrayLoops.end() &&
+           AR->getLoop()->contains(&UseBB) &&
+           isRecomputable(AR->getStart(), UseBB) &&
+           isRecomputable(AR->getStepRecurrence(*SE), UseBB);
+  }
+  if (auto *N = dyn_cast<SCEVNAryExpr>(S))
+    return (isa<SCEVAddExpr>(S) || isa<SCEVMulExpr>(S)) &&
+           llvm::all_of(N->operands(), [&](const SCEV *Op) {
+             return isRecomputable(Op, UseBB);
+           });
+  if (auto *C = dyn_cast<SCEVCastExpr>(S))
+    return (isa<SCEVZeroExtendExpr>(S) || isa<SCEVSignExtendExpr>(S) ||
+            isa<SCEVTruncateExpr>(S) || isa<SCEVPtrToIntExpr>(S)) &&
+           isRecomputable(C->getOperand(), UseBB);
+  return false;
+}
+
+void Unzipper::noteStaticLeaves(const SCEV *S) {
+  SmallVector<const SCEV *, 8> Work{S};
+  while (!Work.empty()) {
+    const SCEV *X = Work.pop_back_val();
+    if (auto *U = dyn_cast<SCEVUnknown>(X)) {
+      Value *V = U->getValue();
+      if (!isa<Constant>(V)) {
+        auto [It, New] = Layout.StaticResiduals.insert({V, 0});
+        if (New)
+          It->second = Layout.addStatic(V->getType());
+      }
+      continue;
+    }
+    for (const SCEV *Op : X->operands())
+      Work.push_back(Op);
+  }
+}
+
+/// Emits \p S (isRecomputable) into f.lin: counters for add-recurrences,
+/// static tape reads for values.
+Value *Unzipper::emitRecomputed(
+    IRBuilder<> &B, const SCEV *S, Value *TapePtr,
+    const DenseMap<const ArrayLoop *, PHINode *> &Counters) {
+  auto Emit = [&](const SCEV *X) {
+    return emitRecomputed(B, X, TapePtr, Counters);
+  };
+  Type *T = S->getType();
+  if (auto *C = dyn_cast<SCEVConstant>(S))
+    return C->getValue();
+  if (auto *U = dyn_cast<SCEVUnknown>(S)) {
+    Value *V = U->getValue();
+    if (isa<Constant>(V))
+      return V;
+    auto *Load = B.CreateLoad(T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
+                              V->getName());
+    markWith(Load, StaticReadMD);
+    return Load;
+  }
+  if (T->isPointerTy()) {
+    // base + offset, with the offset computed as an integer.
+    const SCEV *Base = SE->getPointerBase(S);
+    const SCEV *Offset = SE->getMinusSCEV(S, Base);
+    return B.CreateGEP(B.getInt8Ty(), Emit(Base), Emit(Offset));
+  }
+  if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+    const ArrayLoop *AL = &Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()))->second;
+    Value *K = B.CreateZExtOrTrunc(Counters.lookup(AL), T);
+    return B.CreateAdd(Emit(AR->getStart()),
+                       B.CreateMul(K, Emit(AR->getStepRecurrence(*SE))));
+  }
+  if (auto *N = dyn_cast<SCEVNAryExpr>(S)) {
+    Value *Acc = Emit(N->getOperand(0));
+    for (unsigned K = 1; K < N->getNumOperands(); ++K)
+      Acc = isa<SCEVAddExpr>(S) ? B.CreateAdd(Acc, Emit(N->getOperand(K)))
+                                : B.CreateMul(Acc, Emit(N->getOperand(K)));
+    return Acc;
+  }
+  auto *C = cast<SCEVCastExpr>(S);
+  Value *Op = Emit(C->getOperand());
+  if (isa<SCEVZeroExtendExpr>(S))
+    return B.CreateZExt(Op, T);
+  if (isa<SCEVSignExtendExpr>(S))
+    return B.CreateSExt(Op, T);
+  if (isa<SCEVTruncateExpr>(S))
+    return B.CreateTrunc(Op, T);
+  return B.CreatePtrToInt(Op, T);
+}
+
 void Unzipper::findArrayLoops() {
-  AssumptionCache AC(Jvp);
-  ScalarEvolution SE(Jvp, D.tli(Jvp), AC, *DT, *LI);
+  AC = std::make_unique<AssumptionCache>(Jvp);
+  SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
+  ScalarEvolution &SE = *this->SE;
   const DataLayout &DL = Jvp.getParent()->getDataLayout();
   Type *I64 = Type::getInt64Ty(Jvp.getContext());
   for (Loop *L : LI->getLoopsInPreorder()) {
@@ -593,6 +714,10 @@ Function *Unzipper::buildLin() {
   for (BasicBlock &BB : Jvp)
     BlockMap[&BB] = BasicBlock::Create(Ctx, BB.getName(), Lin);
 
+  // Array loops: counted in f.lin; base and count are read where the
+  // preheader and the exit block keep them.
+  DenseMap<const ArrayLoop *, std::pair<Value *, Value *>> ArrayOf;
+  DenseMap<const ArrayLoop *, PHINode *> CounterOf;
   // Each block reads its residuals from the tape itself (once per block).
   DenseMap<std::pair<BasicBlock *, Value *>, Value *> LocalReads;
   Value *Record = nullptr; // of the block being built
@@ -602,6 +727,12 @@ Function *Unzipper::buildLin() {
       return V;
     if (Value *L = Map.lookup(V))
       return L;
+    if (auto R = Layout.Recomputed.find({JvpBB, V}); R != Layout.Recomputed.end()) {
+      Value *&Read = LocalReads[{JvpBB, V}];
+      if (!Read)
+        Read = emitRecomputed(B, R->second, TapePtr, CounterOf);
+      return Read;
+    }
     auto It = Layout.Reads.find({JvpBB, V});
     assert(It != Layout.Reads.end() && "non-linear value not taped");
     Value *&Read = LocalReads[{JvpBB, V}];
@@ -616,10 +747,6 @@ Function *Unzipper::buildLin() {
     return Read;
   };
 
-  // Array loops: counted in f.lin; base and count are read where the
-  // preheader and the exit block keep them.
-  DenseMap<const ArrayLoop *, std::pair<Value *, Value *>> ArrayOf;
-  DenseMap<const ArrayLoop *, PHINode *> CounterOf;
   SmallVector<std::pair<PHINode *, PHINode *>, 8> Phis;
   ReversePostOrderTraversal<Function *> RPO(&Jvp);
   for (BasicBlock *BB : RPO) {
