@@ -163,8 +163,10 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
         return "non-linear code reads a linear value";
   // f.lin's non-linear code reads the tape and counts iterations; f.rev
   // rebuilds what it needs of it (and reports anything it cannot).
+  // Pure intrinsics are recomputed coefficients (Unzip rematerializes them).
   if (Kind == DerivedKind::Lin && isa<CallBase>(I) &&
-      !isTapeCall(&I, TapeOp::Read))
+      !isTapeCall(&I, TapeOp::Read) &&
+      !(isa<IntrinsicInst>(I) && cast<CallBase>(I).doesNotAccessMemory()))
     return "a linear function runs primal code (a call)";
   return nullptr;
 }

@@ -7,7 +7,9 @@
 #include "TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -103,6 +105,9 @@ struct TapeLayout {
   /// Residuals f.lin and f.rev recompute from iteration counters and static
   /// values (addresses and indices of counted loops) instead of taping.
   DenseMap<std::pair<BasicBlock *, Value *>, const SCEV *> Recomputed;
+  /// Residuals inside loops that are cheap arithmetic on other residuals:
+  /// f.lin (and f.rev) recompute them from their operands (YOLO §6.1).
+  DenseSet<std::pair<BasicBlock *, Value *>> Rematerialized;
   DenseMap<std::pair<BasicBlock *, Value *>, unsigned> RecordFieldOf;
   DenseMap<BasicBlock *, TapeSlot> PredIndex;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
@@ -133,7 +138,7 @@ private:
   /// the header of the array loop it belongs to.
   BasicBlock *recordKey(BasicBlock *BB) const;
   TapeSlot addStored(BasicBlock &BB, RecordStore S, Type *T);
-  void noteResidual(BasicBlock &BB, Value *V);
+  void noteResidual(BasicBlock &BB, Value *V, unsigned Depth = 0);
   Function *buildFwd();
   Function *buildLin();
   Value *staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
@@ -229,12 +234,39 @@ TapeSlot Unzipper::addStored(BasicBlock &BB, RecordStore S, Type *T) {
 /// loops read them; values computed inside a loop go into the record that
 /// \p BB writes (once per iteration of an array loop, whichever of its
 /// blocks read it).
-void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
+/// Arithmetic cheap enough that recomputing it in f.rev beats a store and
+/// a load of the tape. Loads (memory may change), PHIs (loop-carried) and
+/// calls of library functions are always taped.
+static bool isCheapToRecompute(const Instruction &I) {
+  if (isa<BinaryOperator>(I))
+    return I.getOpcode() != Instruction::UDiv &&
+           I.getOpcode() != Instruction::SDiv &&
+           I.getOpcode() != Instruction::URem &&
+           I.getOpcode() != Instruction::SRem && I.getOpcode() != Instruction::FRem;
+  if (auto *II = dyn_cast<IntrinsicInst>(&I))
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::fabs:
+    case Intrinsic::copysign:
+    case Intrinsic::fma:
+    case Intrinsic::fmuladd:
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum:
+      return true;
+    default:
+      return false;
+    }
+  return isa<UnaryOperator>(I) || isa<CmpInst>(I) || isa<SelectInst>(I) ||
+         (isa<CastInst>(I) && !I.getType()->isPointerTy()) ||
+         isa<GetElementPtrInst>(I);
+}
+
+void Unzipper::noteResidual(BasicBlock &BB, Value *V, unsigned Depth) {
   auto *A = dyn_cast<Argument>(V);
   auto *I = dyn_cast<Instruction>(V);
   if ((!A && !I) || isLinear(V) || (A && isTangentArg(*A)))
     return;
-  if (Layout.Reads.count({&BB, V}) || Layout.Recomputed.count({&BB, V}))
+  if (Layout.Reads.count({&BB, V}) || Layout.Recomputed.count({&BB, V}) ||
+      Layout.Rematerialized.count({&BB, V}))
     return;
   bool DefinedInLoop = I && LI->getLoopFor(I->getParent());
   BasicBlock *Key = recordKey(&BB);
@@ -245,6 +277,14 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
       Layout.Recomputed[{&BB, V}] = S;
       return;
     }
+  }
+  constexpr unsigned MaxRematerializationDepth = 6;
+  if (Key && DefinedInLoop && Depth < MaxRematerializationDepth &&
+      isCheapToRecompute(*I)) {
+    Layout.Rematerialized.insert({&BB, V});
+    for (Value *Op : I->operands())
+      noteResidual(BB, Op, Depth + 1);
+    return;
   }
   if (!Key || !DefinedInLoop) {
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
@@ -722,7 +762,9 @@ Function *Unzipper::buildLin() {
   DenseMap<std::pair<BasicBlock *, Value *>, Value *> LocalReads;
   Value *Record = nullptr; // of the block being built
   BasicBlock *JvpBB = nullptr;
-  auto Operand = [&](IRBuilder<> &B, Value *V) -> Value * {
+  std::function<Value *(IRBuilder<> &, Value *)> Operand;
+  auto &Self = Operand;
+  Operand = [&](IRBuilder<> &B, Value *V) -> Value * {
     if (isa<Constant>(V))
       return V;
     if (Value *L = Map.lookup(V))
@@ -732,6 +774,18 @@ Function *Unzipper::buildLin() {
       if (!Read)
         Read = emitRecomputed(B, R->second, TapePtr, CounterOf);
       return Read;
+    }
+    if (Layout.Rematerialized.count({JvpBB, V})) {
+      if (Value *Done = LocalReads.lookup({JvpBB, V}))
+        return Done;
+      Instruction *C = cast<Instruction>(V)->clone();
+      for (Use &U : C->operands())
+        U.set(Self(B, U.get()));
+      C->setDebugLoc(DebugLoc());
+      C->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+      B.Insert(C, V->getName());
+      LocalReads[{JvpBB, V}] = C;
+      return C;
     }
     auto It = Layout.Reads.find({JvpBB, V});
     assert(It != Layout.Reads.end() && "non-linear value not taped");
