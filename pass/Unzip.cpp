@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Analysis/AssumptionCache.h"
@@ -138,7 +139,8 @@ private:
   /// the header of the array loop it belongs to.
   BasicBlock *recordKey(BasicBlock *BB) const;
   TapeSlot addStored(BasicBlock &BB, RecordStore S, Type *T);
-  void noteResidual(BasicBlock &BB, Value *V, unsigned Depth = 0);
+  void noteResidual(BasicBlock &BB, Value *V);
+  void finalizeRecordResiduals();
   Function *buildFwd();
   Function *buildLin();
   Value *staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
@@ -179,6 +181,8 @@ private:
   std::unique_ptr<LoopInfo> LI;
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
+  /// (block, value) residuals asked of loop records, in order.
+  SetVector<std::pair<BasicBlock *, Value *>> Requests;
 };
 
 } // namespace
@@ -260,13 +264,19 @@ static bool isCheapToRecompute(const Instruction &I) {
          isa<GetElementPtrInst>(I);
 }
 
-void Unzipper::noteResidual(BasicBlock &BB, Value *V, unsigned Depth) {
+/// Residual \p V is read by linear code (or the terminator) of \p BB. Values
+/// computed outside every loop are taped once, in the static tape, even when
+/// loops read them; addresses and indices of counted loops are recomputed
+/// from iteration counters. The rest, computed inside a loop, is requested
+/// from the record \p BB writes; finalizeRecordResiduals decides which of
+/// those are taped and which recomputed from the others.
+void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   auto *A = dyn_cast<Argument>(V);
   auto *I = dyn_cast<Instruction>(V);
   if ((!A && !I) || isLinear(V) || (A && isTangentArg(*A)))
     return;
   if (Layout.Reads.count({&BB, V}) || Layout.Recomputed.count({&BB, V}) ||
-      Layout.Rematerialized.count({&BB, V}))
+      Layout.Rematerialized.count({&BB, V}) || Requests.count({&BB, V}))
     return;
   bool DefinedInLoop = I && LI->getLoopFor(I->getParent());
   BasicBlock *Key = recordKey(&BB);
@@ -278,14 +288,6 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V, unsigned Depth) {
       return;
     }
   }
-  constexpr unsigned MaxRematerializationDepth = 6;
-  if (Key && DefinedInLoop && Depth < MaxRematerializationDepth &&
-      isCheapToRecompute(*I)) {
-    Layout.Rematerialized.insert({&BB, V});
-    for (Value *Op : I->operands())
-      noteResidual(BB, Op, Depth + 1);
-    return;
-  }
   if (!Key || !DefinedInLoop) {
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
     if (New)
@@ -293,12 +295,63 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V, unsigned Depth) {
     Layout.Reads[{&BB, V}] = {nullptr, It->second};
     return;
   }
-  BlockRecord &R = Layout.Records[Key];
-  auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
-  if (New)
-    It->second = R.add(V->getType());
-  R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
-  Layout.Reads[{&BB, V}] = {Key, It->second};
+  Requests.insert({&BB, V});
+}
+
+/// YOLO §6.1, checkpointing as an unzip choice: a requested residual that
+/// is cheap arithmetic on values the same record holds anyway (or on free
+/// values: constants, static and counter-computed ones) is recomputed by
+/// f.lin and f.rev instead of taped. The record never grows by this.
+void Unzipper::finalizeRecordResiduals() {
+  DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
+  for (auto [BB, V] : Requests)
+    Needed[recordKey(BB)].insert(V);
+  auto IsFree = [&](BasicBlock &BB, Value *Op) {
+    if (isa<Constant>(Op))
+      return true;
+    if (auto *A = dyn_cast<Argument>(Op))
+      return !isTangentArg(*A);
+    auto *I = dyn_cast<Instruction>(Op);
+    if (!I || isLinear(I))
+      return false;
+    if (!LI->getLoopFor(I->getParent()))
+      return true;
+    if (!SE->isSCEVable(Op->getType()))
+      return false;
+    const SCEV *S = SE->getSCEV(Op);
+    return isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB);
+  };
+  auto Rematerializable = [&](BasicBlock &BB, Instruction &I) {
+    const SmallPtrSet<Value *, 16> &N = Needed[recordKey(&BB)];
+    return isCheapToRecompute(I) && llvm::all_of(I.operands(), [&](Use &U) {
+             return IsFree(BB, U.get()) || N.count(U.get());
+           });
+  };
+  std::function<void(BasicBlock &, Value *)> Place = [&](BasicBlock &BB,
+                                                         Value *V) {
+    if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
+      return;
+    auto *I = cast<Instruction>(V);
+    if (Rematerializable(BB, *I)) {
+      Layout.Rematerialized.insert({&BB, V});
+      for (Value *Op : I->operands()) {
+        if (IsFree(BB, Op))
+          noteResidual(BB, Op); // static, counter-computed or constant
+        else
+          Place(BB, Op);
+      }
+      return;
+    }
+    BasicBlock *Key = recordKey(&BB);
+    BlockRecord &R = Layout.Records[Key];
+    auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
+    if (New)
+      It->second = R.add(V->getType());
+    R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
+    Layout.Reads[{&BB, V}] = {Key, It->second};
+  };
+  for (auto [BB, V] : Requests)
+    Place(*BB, V);
 }
 
 /// Whether f.lin and f.rev can compute \p S in \p UseBB: an affine
@@ -500,6 +553,7 @@ bool Unzipper::planTape() {
       }
     }
   }
+  finalizeRecordResiduals();
   // Shadows of local variables must outlive f.fwd: they live in the tape,
   // at offsets as aligned as the variables (the tape itself is then
   // 16-byte aligned: a zero-sized vector field raises its alignment).
