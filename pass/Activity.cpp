@@ -17,8 +17,10 @@ bool isDifferentiableType(const Type *T) {
 
 Activity Activity::defaultFor(const Function &F) {
   SmallVector<ArgRole, 8> Roles;
+  // API.md's defaults: float/double active, pointers with a shadow.
   for (const Argument &A : F.args())
     Roles.push_back(isDifferentiableType(A.getType()) ? ArgRole::Active
+                    : A.getType()->isPointerTy()      ? ArgRole::Dup
                                                       : ArgRole::Const);
   return Activity(std::move(Roles));
 }

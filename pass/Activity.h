@@ -31,8 +31,9 @@ public:
   explicit Activity(llvm::SmallVector<ArgRole, 8> Roles)
       : Roles(std::move(Roles)) {}
 
-  /// Every float/double parameter active, everything else constant: what
-  /// __ad_gradient(f, x, y, ...) without annotations asks for.
+  /// Every float/double parameter active, every pointer with a shadow,
+  /// integers constant: what __ad_gradient(f, ...) without annotations asks
+  /// for. Derived functions for it carry no activity suffix.
   static Activity defaultFor(const llvm::Function &F);
 
   ArgRole role(unsigned ArgNo) const { return Roles[ArgNo]; }

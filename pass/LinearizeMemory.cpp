@@ -42,8 +42,10 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
 
 bool Linearizer::isInactiveMemory(const Value *P) const {
   const Value *Obj = getUnderlyingObject(P);
-  if (auto *GV = dyn_cast<GlobalVariable>(Obj))
-    return GV->isConstant();
+  // Globals have no shadow: storing an active value into one is an error
+  // (linearizeStore), so whatever a global holds carries no derivative.
+  if (isa<GlobalVariable>(Obj))
+    return true;
   if (auto *A = dyn_cast<Argument>(Obj))
     return A->getArgNo() < Src.arg_size() &&
            Act.role(A->getArgNo()) == ArgRole::Const;
@@ -152,9 +154,8 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
   }
   if (containsFloatingPoint(T) && !isInactiveMemory(P) && !Varied.empty())
     return fail(LI, "cannot differentiate a read of memory whose derivatives "
-                    "are unknown (a mutable global variable, or memory "
-                    "reached through a pointer loaded from memory): not "
-                    "supported yet");
+                    "are unknown (memory reached through a pointer loaded "
+                    "from memory): not supported yet");
 }
 
 void Linearizer::linearizeStore(StoreInst &SI) {
@@ -164,8 +165,9 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   if (!isShadowed(P)) {
     if (isVaried(V) || isShadowed(V))
       return fail(SI, "cannot differentiate: an active value is stored into "
-                      "memory without a shadow (a mutable global, or an "
-                      "AD_CONST pointer)");
+                      "memory without a shadow (a global variable, or an "
+                      "AD_CONST pointer); global state that carries "
+                      "derivatives is not supported yet");
     return;
   }
   if (isShadowed(V) || (T->isPointerTy() && !isa<Constant>(V)))

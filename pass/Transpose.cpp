@@ -17,6 +17,7 @@
 #include "Unzip.h"
 
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -41,6 +42,8 @@ struct ReversedLoop {
   AllocaInst *Count = nullptr;     ///< number of iterations (i64)
   uint64_t RecordSize = 0;
   BasicBlock *Header = nullptr, *Preheader = nullptr, *Latch = nullptr;
+  /// No linear code and no tape reads inside: f.rev skips the loop.
+  bool Inert = false;
 };
 
 class Transposer {
@@ -221,6 +224,7 @@ bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
 
 bool Transposer::findArrayLoops() {
   DominatorTree DT(Lin);
+  LoopInfo LI(DT);
   LLVMContext &Ctx = Lin.getContext();
   for (BasicBlock &BB : Lin)
     for (PHINode &Phi : BB.phis())
@@ -241,6 +245,11 @@ bool Transposer::findArrayLoops() {
         RL.Count = newSlot(I64, "iterations");
         LoopOfHeader[&BB] = CI->Id;
         LoopOfPreheader[RL.Preheader] = CI->Id;
+        RL.Inert = llvm::none_of(LI.getLoopFor(&BB)->blocks(), [](BasicBlock *LB) {
+          return llvm::any_of(*LB, [](Instruction &I) {
+            return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
+          });
+        });
       }
   return true;
 }
@@ -358,10 +367,14 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
   if (auto It = LoopOfHeader.find(&BB); It != LoopOfHeader.end()) {
     // An array loop's header: back to the latch until the first iteration.
     ReversedLoop &RL = Loops[It->second];
+    BasicBlock *ToPreheader = Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
+    if (RL.Inert) {
+      B.CreateBr(ToPreheader); // nothing to transpose in there
+      return;
+    }
     Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
     B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)), RL.Iteration);
     Value *First = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
-    BasicBlock *ToPreheader = Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
     BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
     B.CreateCondBr(First, ToPreheader, ToLatch);
     return;

@@ -17,14 +17,16 @@ double indirect(double x) {
   return fp(x);
 }
 
-double scale = 2.0; // mutable global
-double reads_global(double x) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a read of memory whose derivatives are unknown (a mutable global variable, or memory reached through a pointer loaded from memory): not supported yet
-  return x * scale;
+double scale = 2.0; // mutable global: reading it is fine (inactive)
+double last;         // but storing an active value into one is not
+double writes_global(double x) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a global variable, or an AD_CONST pointer); global state that carries derivatives is not supported yet
+  last = x * scale;
+  return last;
 }
 
 void writes_const(const double *x, double *out) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a mutable global, or an AD_CONST pointer)
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a global variable, or an AD_CONST pointer)
   out[0] = x[0] * x[0];
 }
 
@@ -47,7 +49,7 @@ double vla(double x, int n) {
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(rec, x, 3) + __ad_gradient(indirect, x) +
-             __ad_gradient(reads_global, x) + __ad_gradient(vla, x, 4) +
+             __ad_gradient(writes_global, x) + __ad_gradient(vla, x, 4) +
              __ad_gradient(through_pointer_table, rows, drows, 2);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;

@@ -1,0 +1,72 @@
+// Bugs found by the test suite, each with the program that found it, checked
+// against analytic derivatives. Also built with -g: debug info must not
+// change the generated code's validity.
+//  * a 16-byte-aligned local array whose shadow lives in the tape (crashed
+//    with an aligned vector store at -O2);
+//  * vector shuffles, including the broadcast clang emits for scalar * vector
+//    (no transpose rule);
+//  * stores with debug-info assignment tracking (-g -O2: invalid IR);
+//  * reading a mutable global that the function does not write (inactive).
+// RUN: %adcc -O0 -g %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
+// RUN: %adcc -O3 -g %s -o %t.O3g %adlibs && %t.O3g
+#include "ad.h"
+#include "adcheck.h"
+
+double aligned_local(const double *x, int n) {
+  double t[8];
+  for (int i = 0; i < n; i++)
+    t[i] = x[i];
+  return t[0] * t[0] + t[n - 1] * x[0];
+}
+
+typedef double v4d __attribute__((vector_size(32)));
+double shuffled(const v4d *x, double s) {
+  v4d r = __builtin_shufflevector(*x, *x, 3, 2, 1, 1);
+  v4d y = r * *x * s; // s broadcast: another shuffle
+  return y[0] + y[1] + y[2] + y[3];
+}
+
+double stored_locals(const double *x, int n) {
+  double t[2];
+  t[0] = x[0];
+  t[1] = x[1];
+  return t[n & 1] * x[1];
+}
+
+double scale = 3.0; // mutable, read only
+double reads_global(double x) { return scale * x * x; }
+
+typedef struct { double dx, ds; } grad_xs;
+grad_xs __ad_gradient_xs(void *fn, ...) AD_MARKER;
+
+int main(void) {
+  volatile int vn = 3;
+  int n = vn;
+  double x[8] = {0.5, -1.25, 2.0, 0.75, 1, 1, 1, 1}, dx[8] = {0};
+
+  __ad_gradient(aligned_local, x, dx, n); // 2 x0 + x2 ; x0 for x2
+  ad_check("aligned_local d/dx0", dx[0], 2 * x[0] + x[2], 1e-12, 0);
+  ad_check("aligned_local d/dx2", dx[2], x[0], 1e-12, 0);
+  ad_check("aligned_local d/dx1", dx[1], 0, 0, 0);
+
+  v4d v = {0.5, -1.5, 2.0, 3.0}, dv = {0, 0, 0, 0};
+  volatile double vs = 1.5;
+  double s = vs;
+  // f = s (x3 x0 + x2 x1 + x1 x2 + x1 x3)
+  double want[4] = {s * v[3], s * (2 * v[2] + v[3]), s * 2 * v[1], s * (v[0] + v[1])};
+  double ds = __ad_gradient(shuffled, &v, &dv, s);
+  for (int k = 0; k < 4; ++k)
+    ad_check(ad_fmt("shuffled d/dx%d", k), dv[k], want[k], 1e-12, 0);
+  ad_check("shuffled d/ds", ds, shuffled(&v, s) / s, 1e-12, 0);
+
+  double dy[8] = {0};
+  __ad_gradient(stored_locals, x, dy, n); // n odd: t1 * x1 = x1^2
+  ad_check("stored_locals d/dx1", dy[1], 2 * x[1], 1e-12, 0);
+  ad_check("stored_locals d/dx0", dy[0], 0, 0, 0);
+
+  volatile double vx = 0.7;
+  ad_check("reads_global", __ad_gradient(reads_global, vx), 2 * scale * vx, 1e-12, 0);
+  return ad_finish();
+}
