@@ -1,0 +1,98 @@
+// Calls with pointer arguments between user functions: shadows are passed
+// along, one specialisation per activity pattern, and a callee called inside
+// a loop gets its tape pushed per call. noinline keeps the calls at -O2.
+//   quad(A, x)  = sum_i x_i * dot(A + i n, x)          (row pointers)
+//   smooth(x,y) : axpy twice into y (void helper writing memory), y = ...
+//   mixed(x)    = dot(W, x) + dot(x, x)   (W a constant table: 'cd' and 'dd')
+// RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
+#include "ad.h"
+#include "adcheck.h"
+
+#define N 4
+
+__attribute__((noinline)) static double dot(const double *a, const double *b,
+                                            int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
+}
+
+__attribute__((noinline)) static void axpy(double a, const double *x,
+                                           double *y, int n) {
+  for (int i = 0; i < n; i++)
+    y[i] += a * x[i];
+}
+
+double quad(const double *A, const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += x[i] * dot(A + i * n, x, n);
+  return s;
+}
+
+// y = a x + b x^2 (elementwise, x^2 built in a local), returns sum y_i^2.
+double smooth(double a, double b, const double *x, double *y, int n) {
+  double sq[N];
+  for (int i = 0; i < n; i++) {
+    sq[i] = x[i] * x[i];
+    y[i] = 0;
+  }
+  axpy(a, x, y, n);
+  axpy(b, sq, y, n);
+  return dot(y, y, n);
+}
+
+static const double W[N] = {0.5, -1.0, 2.0, 0.25};
+double mixed(const double *x, int n) { return dot(W, x, n) + dot(x, x, n); }
+
+typedef struct { double da, db; } grad_ab;
+grad_ab __ad_gradient_ab(void *fn, ...) AD_MARKER;
+
+int main(void) {
+  volatile int vn = N;
+  int n = vn;
+  double A[N * N], x[N] = {0.3, -0.8, 1.1, 0.45};
+  for (int k = 0; k < N * N; k++)
+    A[k] = 0.1 * (k % 5) - 0.2 + 0.05 * k;
+
+  // quad: d/dx_k = sum_j (A_kj + A_jk) x_j ; d/dA_ij = x_i x_j
+  double dA[N * N] = {0}, dx[N] = {0};
+  __ad_gradient(quad, A, dA, x, dx, n);
+  for (int k = 0; k < n; k++) {
+    double want = 0;
+    for (int j = 0; j < n; j++)
+      want += (A[k * n + j] + A[j * n + k]) * x[j];
+    ad_deriv(ad_fmt("quad d/dx%d", k), dx[k], want, AD_FD(x[k], quad(A, x, n)), AD_TOL_D);
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      ad_deriv(ad_fmt("quad d/dA%d%d", i, j), dA[i * n + j], x[i] * x[j],
+               AD_FD(A[i * n + j], quad(A, x, n)), AD_TOL_D);
+
+  // smooth: y_i = a x_i + b x_i^2, f = sum y_i^2
+  volatile double va = 0.7, vb = -0.3;
+  double a = va, b = vb, y[N], dy[N] = {0}, dx2[N] = {0};
+  grad_ab g = __ad_gradient_ab(smooth, a, b, x, dx2, y, dy, n);
+  double wa = 0, wb = 0;
+  for (int i = 0; i < n; i++) {
+    double yi = a * x[i] + b * x[i] * x[i];
+    wa += 2 * yi * x[i];
+    wb += 2 * yi * x[i] * x[i];
+    ad_deriv(ad_fmt("smooth d/dx%d", i), dx2[i], 2 * yi * (a + 2 * b * x[i]),
+             AD_FD(x[i], smooth(a, b, x, y, n)), AD_TOL_D);
+    ad_check(ad_fmt("smooth: output shadow %d ends zero", i), dy[i], 0, 0, 0);
+  }
+  ad_deriv("smooth d/da", g.da, wa, AD_FD(a, smooth(a, b, x, y, n)), AD_TOL_D);
+  ad_deriv("smooth d/db", g.db, wb, AD_FD(b, smooth(a, b, x, y, n)), AD_TOL_D);
+
+  // mixed: d/dx_k = W_k + 2 x_k
+  double dx3[N] = {0};
+  __ad_gradient(mixed, x, dx3, n);
+  for (int k = 0; k < n; k++)
+    ad_deriv(ad_fmt("mixed d/dx%d", k), dx3[k], W[k] + 2 * x[k],
+             AD_FD(x[k], mixed(x, n)), AD_TOL_D);
+  return ad_finish();
+}
