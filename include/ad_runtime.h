@@ -9,8 +9,9 @@
  * pushes them, and the reverse sweep (f.rev) pops them in the opposite
  * order. That is exactly a stack, so the tape is a per-thread LIFO byte
  * stack. When the trip count of a loop is known before it runs, the pass
- * allocates one array per loop instead (__ad_alloc), which lets the reverse
- * loop vectorise.
+ * pushes one record per iteration at once (an array, indexed by the
+ * iteration) instead of one push per iteration. __ad_alloc is for storage
+ * that need not follow the stack order (the runtime's own helpers).
  *
  * Every function here works on the calling thread's own state: threads that
  * differentiate in parallel never share a tape or a statistic. All errors
