@@ -65,6 +65,33 @@ float __ad_derivative_f(void *fn, ...) AD_MARKER;
 void __ad_derivative_void(void *fn, ...) AD_MARKER;
 #endif
 
+/* Custom derivatives from a forward rule alone.
+ *
+ *   double f(double x, double y);                       // may be external
+ *   double f_jvp(double x, double y, double dx, double dy) {
+ *     return cos(x) * y * dx + sin(x) * dy;             // the output tangent
+ *   }
+ *   AD_CUSTOM_JVP(f, f_jvp)
+ *
+ * f_jvp takes f's arguments, then one tangent per float/double parameter of
+ * f (same types, same order), and returns the tangent of f's result. It must
+ * be linear in the tangents (it may branch on and compute anything from the
+ * primal arguments); ADPass checks that and reports the offending line. Both
+ * forward and reverse mode use it: the reverse rule is derived by
+ * transposing f_jvp. Write the macro at file scope, after both functions are
+ * declared, in every file whose derivatives call f.
+ *
+ *   AD_INACTIVE(log_message)
+ *
+ * declares an external function to carry no derivative (its result and its
+ * effects are constant for differentiation). */
+#define AD_CUSTOM_JVP(f, f_jvp)                                                \
+  __attribute__((used)) static const void *const __ad_custom_jvp_##f[2] = {    \
+      (const void *)(f), (const void *)(f_jvp)};
+#define AD_INACTIVE(f)                                                         \
+  __attribute__((used)) static const void *const __ad_inactive_##f =           \
+      (const void *)(f);
+
 #ifdef __cplusplus
 }
 #endif

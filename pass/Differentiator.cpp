@@ -20,7 +20,16 @@ Differentiator::Differentiator(Module &M, ModuleAnalysisManager &MAM,
                                Diagnostics &Diags)
     : M(M),
       FAM(MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager()),
-      Diags(Diags) {}
+      Diags(Diags), Rules(M) {}
+
+Function *Differentiator::prepare(Function &F) {
+  return prepareSource(F, FAM, Diags);
+}
+
+void Differentiator::erase(Function &F) {
+  FAM.clear(F, F.getName());
+  F.eraseFromParent();
+}
 
 TargetLibraryInfo &Differentiator::tli(Function &F) {
   return FAM.getResult<TargetLibraryAnalysis>(F);
@@ -83,6 +92,12 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
   }
   if (Function *Existing = findDerived(M, F, DerivedKind::Jvp, A))
     return Existing;
+  if (Function *UserJvp = Rules.customJvp(F)) {
+    InProgress.insert(Key);
+    Function *Jvp = buildCustomJvp(F, A, *UserJvp, *this, CallSite);
+    InProgress.erase(Key);
+    return Jvp;
+  }
   if (F.isDeclaration()) {
     Diags.errorAt(*CallSite, "cannot differentiate '" + displayName(F) +
                                  "': its body is not visible in this "

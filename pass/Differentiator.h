@@ -14,6 +14,7 @@
 #define ADPASS_DIFFERENTIATOR_H
 
 #include "Activity.h"
+#include "CustomRules.h"
 #include "Diagnostics.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/IR/Module.h"
@@ -61,6 +62,11 @@ public:
   void noteGenerated(llvm::Function *F);
 
   Diagnostics &diags() { return Diags; }
+  const CustomRules &rules() const { return Rules; }
+  /// A prepared copy of \p F's body (PrepareSource.h), or null after
+  /// reporting; erase it with erase().
+  llvm::Function *prepare(llvm::Function &F);
+  void erase(llvm::Function &F);
   llvm::Module &module() { return M; }
   llvm::TargetLibraryInfo &tli(llvm::Function &F);
   /// Folds the identities construction leaves behind (-0.0 + x, x * 1).
@@ -72,6 +78,7 @@ private:
   llvm::Module &M;
   llvm::FunctionAnalysisManager &FAM;
   Diagnostics &Diags;
+  CustomRules Rules;
   std::vector<llvm::Function *> Generated;
   size_t RequestStart = 0;
   std::set<std::pair<llvm::Function *, std::string>> InProgress;

@@ -23,7 +23,7 @@ public:
     Primal = Info->Primal;
     Act = Info->Act;
   }
-  bool run(std::string &Msg);
+  bool run(std::string &Msg, const llvm::Instruction **Bad);
 
 private:
   bool isLinearValue(const Value *V) const;
@@ -171,7 +171,7 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
   return nullptr;
 }
 
-bool LinearityChecker::run(std::string &Msg) {
+bool LinearityChecker::run(std::string &Msg, const Instruction **Bad) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
       const char *Problem =
@@ -180,16 +180,19 @@ bool LinearityChecker::run(std::string &Msg) {
         continue;
       raw_string_ostream OS(Msg);
       OS << Problem << ": " << I;
+      if (Bad)
+        *Bad = &I;
       return false;
     }
   return true;
 }
 
-bool verifyLinearFunction(const Function &F, std::string &Msg) {
+bool verifyLinearFunction(const Function &F, std::string &Msg,
+                          const Instruction **Bad) {
   auto Info = getDerivedInfo(F);
   if (!Info || (Info->Kind != DerivedKind::Jvp && Info->Kind != DerivedKind::Lin))
     return true;
-  return LinearityChecker(F, Info->Kind).run(Msg);
+  return LinearityChecker(F, Info->Kind).run(Msg, Bad);
 }
 
 } // namespace ad

@@ -17,8 +17,10 @@
 namespace ad {
 
 /// True if \p F (a jvp or lin function; others pass trivially) keeps the
-/// invariants; otherwise \p Msg says which instruction breaks which.
-bool verifyLinearFunction(const llvm::Function &F, std::string &Msg);
+/// invariants; otherwise \p Msg says which instruction breaks which, and
+/// \p Bad, if given, points at it.
+bool verifyLinearFunction(const llvm::Function &F, std::string &Msg,
+                          const llvm::Instruction **Bad = nullptr);
 
 } // namespace ad
 

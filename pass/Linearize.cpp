@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Linearize.h"
 #include "DerivedFunctions.h"
+#include "CustomRules.h"
 #include "Differentiator.h"
 #include "JvpRules.h"
 #include "Linearity.h"
@@ -213,6 +214,10 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return fail(CB, "cannot differentiate an indirect call (function "
                     "pointer) with an active argument: function pointers "
                     "are not supported yet");
+  if (D.rules().isInactive(*Callee))
+    return; // AD_INACTIVE
+  if (D.rules().customJvp(*Callee))
+    return linearizeUserCall(CB, *Callee); // AD_CUSTOM_JVP
   if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))
     return applyRule(CB, *R);
   if (!Callee->isDeclaration())
@@ -357,19 +362,23 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
   CB.eraseFromParent();
 }
 
+void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {
+  Type *PairTy = jvpReturnType(Y->getType());
+  // Built directly, not through a constant folder: unpackJvpReturn relies on
+  // the two insertvalue instructions being there.
+  auto *WithPrimal = InsertValueInst::Create(PoisonValue::get(PairTy), Y, {0});
+  WithPrimal->insertBefore(&Ret);
+  auto *WithTangent = InsertValueInst::Create(WithPrimal, DY, {1});
+  WithTangent->insertBefore(&Ret);
+  markLinear(WithTangent);
+  Ret.setOperand(0, WithTangent);
+}
+
 void Linearizer::linearizeReturn(ReturnInst &Ret) {
   Value *RV = Ret.getReturnValue();
   if (!RV || !isDifferentiableType(RV->getType()))
     return;
-  Type *PairTy = jvpReturnType(RV->getType());
-  // Built directly, not through a constant folder: unpackJvpReturn relies on
-  // the two insertvalue instructions being there.
-  auto *WithPrimal = InsertValueInst::Create(PoisonValue::get(PairTy), RV, {0});
-  WithPrimal->insertBefore(&Ret);
-  auto *WithTangent = InsertValueInst::Create(WithPrimal, tangentOf(RV), {1});
-  WithTangent->insertBefore(&Ret);
-  markLinear(WithTangent);
-  Ret.setOperand(0, WithTangent);
+  packJvpReturn(Ret, RV, tangentOf(RV));
 }
 
 Function *linearize(Function &Src, Function &Primal, const Activity &A,

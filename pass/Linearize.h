@@ -26,6 +26,10 @@ llvm::Function *linearize(llvm::Function &Src, llvm::Function &Primal,
 /// f's own return type (no tangent to return).
 llvm::Type *jvpReturnType(llvm::Type *PrimalRet);
 
+/// Makes \p Ret return the pair {Y, DY} (DY marked linear), the way f.jvp
+/// returns.
+void packJvpReturn(llvm::ReturnInst &Ret, llvm::Value *Y, llvm::Value *DY);
+
 /// The primal result and tangent returned by \p Ret, a return of a JVP
 /// function (either may be null: void function, or no tangent).
 std::pair<llvm::Value *, llvm::Value *> unpackJvpReturn(llvm::ReturnInst &Ret);

@@ -1,5 +1,6 @@
 //===- MarkerLowering.cpp - __ad_gradient / __ad_derivative calls ---------===//
 #include "MarkerLowering.h"
+#include "CustomRules.h"
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "Linearize.h"
@@ -133,7 +134,8 @@ static bool hasSRet(const CallBase &CB) {
   return CB.arg_size() > 0 && CB.paramHasAttr(0, Attribute::StructRet);
 }
 
-std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags) {
+std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
+                                    const CustomRules &Rules) {
   Request R;
   R.Marker = &Marker;
   StringRef MarkerName = Marker.getCalledFunction()->getName();
@@ -155,7 +157,7 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags) {
     return std::nullopt;
   }
   std::string FnName = displayName(*R.Fn);
-  if (R.Fn->isDeclaration()) {
+  if (R.Fn->isDeclaration() && !Rules.customJvp(*R.Fn)) {
     Diags.errorAtRequest(MarkerName + ": cannot differentiate '" + FnName +
                          "': its body is not visible in this translation "
                          "unit (define it in this file)");
@@ -409,7 +411,7 @@ bool lowerMarkers(Module &M, Differentiator &D) {
       Marker = changeToCall(II);
     D.diags().setRequest(Marker);
     D.beginRequest();
-    std::optional<Request> R = parseRequest(*Marker, D.diags());
+    std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
     bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
     D.endRequest(Ok);
     if (!Ok && !Marker->getType()->isVoidTy())
@@ -424,6 +426,7 @@ bool lowerMarkers(Module &M, Differentiator &D) {
   for (StringRef Tag : {ConstTag, DupTag})
     if (GlobalVariable *GV = M.getNamedGlobal(Tag); GV && GV->use_empty())
       GV->eraseFromParent();
+  CustomRules::eraseRegistrations(M);
   eraseUnusedGenerated(M);
   return true;
 }

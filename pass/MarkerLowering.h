@@ -17,6 +17,7 @@
 
 namespace ad {
 
+class CustomRules;
 class Differentiator;
 class Diagnostics;
 
@@ -36,7 +37,8 @@ struct Request {
 llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
 
 /// Decodes \p Marker; null after reporting what is wrong with it.
-std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags);
+std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags,
+                                    const CustomRules &Rules);
 
 /// Replaces every marker of \p M by derivative code. Markers that cannot be
 /// lowered are reported and removed, so no invalid IR is left behind.

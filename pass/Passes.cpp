@@ -42,7 +42,7 @@ PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Differentiator D(M, MAM, Diags);
   for (CallBase *Marker : findMarkers(M)) {
     Diags.setRequest(Marker);
-    if (std::optional<Request> R = parseRequest(*Marker, Diags)) {
+    if (std::optional<Request> R = parseRequest(*Marker, Diags, D.rules())) {
       D.beginRequest();
       D.endRequest(D.getJvp(*R->Fn, R->Act, Marker) != nullptr);
     }

@@ -933,8 +933,7 @@ Function *Unzipper::buildLin() {
           U.set(Operand(B, U.get()));
         C->setDebugLoc(DebugLoc());
         C->setMetadata(LLVMContext::MD_DIAssignID, nullptr); // f.lin has no debug info
-        C->setName(I.getName());
-        B.Insert(C);
+        B.Insert(C, I.getName());
         Map[&I] = C;
         continue;
       }

@@ -1,0 +1,263 @@
+//===- CustomRules.cpp - AD_CUSTOM_JVP and AD_INACTIVE --------------------===//
+#include "CustomRules.h"
+#include "DerivedFunctions.h"
+#include "Differentiator.h"
+#include "Linearity.h"
+#include "Linearize.h"
+#include "LinearityVerifier.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace ad {
+
+// Names the ad.h macros give their globals (mangled in C++, hence contains).
+static constexpr StringLiteral CustomJvpTag = "__ad_custom_jvp_";
+static constexpr StringLiteral InactiveTag = "__ad_inactive_";
+
+static Function *functionIn(Constant *C) {
+  return C ? dyn_cast<Function>(C->stripPointerCasts()) : nullptr;
+}
+
+CustomRules::CustomRules(Module &M) {
+  for (GlobalVariable &GV : M.globals()) {
+    if (!GV.hasInitializer())
+      continue;
+    Constant *Init = GV.getInitializer();
+    if (GV.getName().contains(CustomJvpTag)) {
+      Function *F = functionIn(Init->getAggregateElement(0u));
+      Function *Jvp = functionIn(Init->getAggregateElement(1u));
+      if (F && Jvp)
+        Jvps[F] = Jvp;
+    } else if (GV.getName().contains(InactiveTag)) {
+      if (Function *F = functionIn(Init))
+        Inactive.insert(F);
+    }
+  }
+}
+
+void CustomRules::eraseRegistrations(Module &M) {
+  auto IsRegistration = [](const GlobalValue &GV) {
+    return GV.getName().contains(CustomJvpTag) ||
+           GV.getName().contains(InactiveTag);
+  };
+  removeFromUsedLists(M, [&](Constant *C) {
+    auto *GV = dyn_cast<GlobalValue>(C->stripPointerCasts());
+    return GV && IsRegistration(*GV);
+  });
+  for (GlobalVariable &GV : make_early_inc_range(M.globals()))
+    if (IsRegistration(GV) && GV.use_empty())
+      GV.eraseFromParent();
+}
+
+/// The values of \p J that depend on the tangent arguments \p Tangents.
+static SmallPtrSet<Value *, 32> tangentDependent(Function &J,
+                                                 ArrayRef<Value *> Tangents) {
+  SmallPtrSet<Value *, 32> Dep(Tangents.begin(), Tangents.end());
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Instruction &I : instructions(J))
+      if (!Dep.count(&I) && llvm::any_of(I.operands(), [&](Use &U) {
+            return Dep.count(U.get());
+          })) {
+        Dep.insert(&I);
+        Changed = true;
+      }
+  }
+  return Dep;
+}
+
+/// fmuladd/fma of tangents (what clang makes of a * dx + b * dy) is linear
+/// in two steps: split it so that each step is a linear primitive.
+static void splitFusedMultiplyAdds(Function &J, ArrayRef<Value *> Tangents) {
+  SmallPtrSet<Value *, 32> Dep = tangentDependent(J, Tangents);
+  SmallVector<IntrinsicInst *, 4> Fused;
+  for (Instruction &I : instructions(J))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if ((II->getIntrinsicID() == Intrinsic::fmuladd ||
+           II->getIntrinsicID() == Intrinsic::fma) &&
+          llvm::any_of(II->args(), [&](Use &U) { return Dep.count(U.get()); }))
+        Fused.push_back(II);
+  for (IntrinsicInst *II : Fused) {
+    IRBuilder<> B(II);
+    B.setFastMathFlags(II->getFastMathFlags());
+    Value *Product = B.CreateFMul(II->getArgOperand(0), II->getArgOperand(1));
+    Value *Sum = B.CreateFAdd(Product, II->getArgOperand(2));
+    Sum->takeName(II);
+    II->replaceAllUsesWith(Sum);
+    II->eraseFromParent();
+  }
+}
+
+/// Replaces the zero tangents of constant parameters by 0.0; a linear
+/// instruction left without linear operands is linear in zeros: zero.
+static void foldZeroTangents(Function &J, ArrayRef<Instruction *> Zeros) {
+  for (Instruction *Z : Zeros) {
+    Z->replaceAllUsesWith(Constant::getNullValue(Z->getType()));
+    Z->eraseFromParent();
+  }
+  auto IsLinearValue = [&](Value *V) {
+    auto *A = dyn_cast<Argument>(V);
+    return isLinear(V) || (A && A->getArgNo() >= getDerivedInfo(J)->Primal->arg_size());
+  };
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Instruction &I : make_early_inc_range(instructions(J))) {
+      if (!isLinear(&I) || I.getType()->isVoidTy() ||
+          (isa<InsertValueInst>(I) && I.hasOneUse() && isa<ReturnInst>(*I.user_begin())))
+        continue;
+      if (llvm::any_of(I.operands(), [&](Use &U) { return IsLinearValue(U.get()); }))
+        continue;
+      I.replaceAllUsesWith(Constant::getNullValue(I.getType()));
+      I.eraseFromParent();
+      Changed = true;
+    }
+  }
+}
+
+/// What a broken linearity invariant means for the author of a custom JVP.
+static std::string explainNonLinearity(StringRef Reason, const Instruction *Bad) {
+  if (Bad && (isa<CmpInst>(Bad) || isa<BranchInst>(Bad) || isa<SwitchInst>(Bad)))
+    return "it uses a tangent non-linearly (in a comparison or branch, or as "
+           "the argument of a function)";
+  if (Reason.contains("not a linear primitive") && Bad)
+    return (Twine("it applies an operation that is not linear ('") +
+            Bad->getOpcodeName() + "') to a tangent")
+        .str();
+  if (Reason.contains("fmul needs exactly one linear operand"))
+    return "it multiplies two tangents";
+  if (Reason.contains("fdiv needs"))
+    return "it divides by a tangent";
+  if (Reason.contains("affine"))
+    return "it adds a constant to a tangent (affine, not linear)";
+  if (Reason.contains("non-linear code reads a linear value") ||
+      Reason.contains("linear call"))
+    return "it uses a tangent non-linearly (in a comparison or branch, "
+           "or as the argument of a function)";
+  return ("it is not linear in its tangents (" + Reason + ")").str();
+}
+
+Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
+                         Differentiator &D, const Instruction *CallSite) {
+  Diagnostics &Diags = D.diags();
+  std::string Names = "AD_CUSTOM_JVP(" + displayName(F) + ", " +
+                      displayName(UserJvp) + ")";
+  // f_jvp(x..., dx for each float/double parameter) -> tangent of f's result
+  SmallVector<Type *, 8> Want(F.getFunctionType()->params());
+  for (Argument &P : F.args()) {
+    if (P.getType()->isPointerTy()) {
+      Diags.errorAt(*CallSite, Names + ": custom derivatives of functions "
+                                       "with pointer parameters are not "
+                                       "supported yet");
+      return nullptr;
+    }
+    if (isDifferentiableType(P.getType()))
+      Want.push_back(P.getType());
+  }
+  FunctionType *UT = UserJvp.getFunctionType();
+  if (UT->isVarArg() || UT->params() != ArrayRef<Type *>(Want) ||
+      UT->getReturnType() != F.getReturnType() ||
+      !isDifferentiableType(F.getReturnType())) {
+    Diags.errorAt(*CallSite,
+                  Names + ": the JVP must take the function's parameters, "
+                          "then one tangent per float/double parameter (same "
+                          "types, same order), and return the tangent of its "
+                          "float/double result");
+    return nullptr;
+  }
+  if (UserJvp.isDeclaration()) {
+    Diags.errorAt(*CallSite, Names + ": the body of '" + displayName(UserJvp) +
+                                 "' must be visible in this translation unit");
+    return nullptr;
+  }
+  Function *Src = D.prepare(UserJvp);
+  if (!Src)
+    return nullptr;
+
+  // J(x..., dx for the active parameters): f's result from f itself, its
+  // tangent from f_jvp's body, inlined.
+  SmallVector<Type *, 8> Params(F.getFunctionType()->params());
+  for (Argument &P : F.args())
+    if (A.isActive(P.getArgNo()))
+      Params.push_back(P.getType());
+  Function *J = Function::Create(
+      FunctionType::get(jvpReturnType(F.getReturnType()), Params, false),
+      GlobalValue::InternalLinkage, derivedName(F, "jvp", A), F.getParent());
+  ValueToValueMapTy VMap;
+  SmallVector<Argument *, 4> Tangents;
+  SmallVector<Instruction *, 2> ZeroTangents;
+  unsigned NextTangent = F.arg_size(), SrcTangent = F.arg_size();
+  for (Argument &P : F.args()) {
+    VMap[Src->getArg(P.getArgNo())] = J->getArg(P.getArgNo());
+    J->getArg(P.getArgNo())->setName(Src->getArg(P.getArgNo())->getName());
+    if (!isDifferentiableType(P.getType()))
+      continue;
+    Argument *SrcT = Src->getArg(SrcTangent++);
+    if (A.isActive(P.getArgNo())) {
+      Argument *T = J->getArg(NextTangent++);
+      T->setName(SrcT->getName());
+      VMap[SrcT] = T;
+      Tangents.push_back(T);
+    } else {
+      // A constant parameter's tangent is zero. A placeholder stands for it
+      // until the rule is checked, so that the check sees the rule whole.
+      auto *Zero = UnaryOperator::CreateFNeg(ConstantFP::getNegativeZero(P.getType()),
+                                             SrcT->getName() + ".zero");
+      ZeroTangents.push_back(Zero);
+      VMap[SrcT] = Zero;
+    }
+  }
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(J, Src, VMap, CloneFunctionChangeType::GlobalChanges,
+                    Returns);
+  D.erase(*Src);
+  copyPrimalAttributes(*J, F, F.arg_size(), /*WritesTape=*/false);
+  J->setLinkage(GlobalValue::InternalLinkage);
+  tagDerived(*J, DerivedKind::Jvp, F, A);
+  D.noteGenerated(J);
+
+  for (Instruction *Z : ZeroTangents)
+    Z->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
+  SmallVector<Value *, 4> Seeds(Tangents.begin(), Tangents.end());
+  Seeds.append(ZeroTangents.begin(), ZeroTangents.end());
+  splitFusedMultiplyAdds(*J, Seeds);
+  SmallPtrSet<Value *, 32> Dep = tangentDependent(*J, Seeds);
+  for (Instruction &I : instructions(*J))
+    if (Dep.count(&I) && !isa<ReturnInst>(I))
+      markLinear(&I);
+  IRBuilder<> B(&*J->getEntryBlock().getFirstInsertionPt());
+  SmallVector<Value *, 8> Args;
+  for (unsigned K = 0; K < F.arg_size(); ++K)
+    Args.push_back(J->getArg(K));
+  CallInst *Y = B.CreateCall(&F, Args, "y");
+  if (J->getSubprogram())
+    Y->setDebugLoc(DILocation::get(J->getContext(), J->getSubprogram()->getLine(),
+                                   0, J->getSubprogram()));
+  for (ReturnInst *Ret : Returns)
+    packJvpReturn(*Ret, Y, Ret->getReturnValue());
+
+  std::string Reason;
+  const Instruction *Bad = nullptr;
+  if (!verifyLinearFunction(*J, Reason, &Bad)) {
+    std::string Msg = "the custom JVP '" + displayName(UserJvp) + "' of '" +
+                      displayName(F) + "' is not linear in its tangent "
+                      "arguments: " + explainNonLinearity(Reason, Bad);
+    if (Bad)
+      Diags.errorAt(*Bad, Msg);
+    else
+      Diags.errorAt(*CallSite, Msg);
+    return nullptr;
+  }
+  foldZeroTangents(*J, ZeroTangents);
+  return J;
+}
+
+} // namespace ad
