@@ -83,20 +83,11 @@ bool Differentiator::verifyLinearity(Function &F) {
 Function *Differentiator::getJvp(Function &F, const Activity &A,
                                  const Instruction *CallSite) {
   // Checked first: the JVP being built already exists under its name.
-  auto Key = std::make_pair(&F, A.str());
-  if (InProgress.count(Key)) {
-    Diags.errorAt(*CallSite, "cannot differentiate the recursive call of '" +
-                                 displayName(F) +
-                                 "': recursion is not supported yet");
-    return nullptr;
-  }
+  // A recursive call finds the JVP being built: its signature is final.
   if (Function *Existing = findDerived(M, F, DerivedKind::Jvp, A))
     return Existing;
   if (Function *UserJvp = Rules.customJvp(F)) {
-    InProgress.insert(Key);
-    Function *Jvp = buildCustomJvp(F, A, *UserJvp, *this, CallSite);
-    InProgress.erase(Key);
-    return Jvp;
+    return buildCustomJvp(F, A, *UserJvp, *this, CallSite);
   }
   if (F.isDeclaration()) {
     Diags.errorAt(*CallSite, "cannot differentiate '" + displayName(F) +
@@ -107,9 +98,7 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
   Function *Src = prepareSource(F, FAM, Diags);
   if (!Src)
     return nullptr;
-  InProgress.insert(Key);
   Function *Jvp = linearize(*Src, F, A, *this);
-  InProgress.erase(Key);
   FAM.clear(*Src, Src->getName());
   Src->eraseFromParent();
   if (!Jvp) {

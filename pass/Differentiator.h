@@ -20,7 +20,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include <optional>
-#include <set>
 
 namespace llvm {
 class TargetLibraryInfo;
@@ -81,7 +80,6 @@ private:
   CustomRules Rules;
   std::vector<llvm::Function *> Generated;
   size_t RequestStart = 0;
-  std::set<std::pair<llvm::Function *, std::string>> InProgress;
 };
 
 } // namespace ad

@@ -36,12 +36,33 @@ static FunctionCallee tapeFunction(Module &M, TapeOp Op) {
   return FC;
 }
 
+/// The size of a tape or record type. A tape still being laid out (that of
+/// a function whose unzipping is in progress: mutual recursion) is opaque;
+/// its size is read from a constant global set once its layout is known.
+static Value *sizeOf(IRBuilderBase &B, Type *T) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
+  if (T->isSized())
+    return ConstantInt::get(SizeTy, M.getDataLayout().getTypeAllocSize(T));
+  auto *ST = cast<StructType>(T);
+  std::string Name = (ST->getName() + ".size").str();
+  GlobalVariable *G = M.getNamedGlobal(Name);
+  if (!G)
+    G = new GlobalVariable(M, SizeTy, /*isConstant=*/true,
+                           GlobalValue::InternalLinkage,
+                           ConstantInt::get(SizeTy, 0), Name);
+  return B.CreateLoad(SizeTy, G, Name);
+}
+
+void publishTapeSize(Module &M, StructType *TapeTy) {
+  if (GlobalVariable *G = M.getNamedGlobal((TapeTy->getName() + ".size").str()))
+    G->setInitializer(ConstantInt::get(
+        G->getValueType(), M.getDataLayout().getTypeAllocSize(TapeTy)));
+}
+
 CallInst *emitTapeCall(IRBuilderBase &B, TapeOp Op, Type *RecordTy) {
   Module &M = *B.GetInsertBlock()->getModule();
-  uint64_t Size = M.getDataLayout().getTypeAllocSize(RecordTy);
-  Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
-  return B.CreateCall(tapeFunction(M, Op), {ConstantInt::get(SizeTy, Size)},
-                      "record");
+  return B.CreateCall(tapeFunction(M, Op), {sizeOf(B, RecordTy)}, "record");
 }
 
 bool isTapeCall(const Value *V, TapeOp Op) {
@@ -50,20 +71,20 @@ bool isTapeCall(const Value *V, TapeOp Op) {
   return F && F->getName() == tapeFunctionName(Op);
 }
 
+// The type, not its size: a recursive callee's tape may still be opaque
+// here; its layout is known by the time f.rev is built.
 void markCalleeTapeOnStack(Instruction *LinCall, Type *TapeTy) {
-  Module &M = *LinCall->getModule();
-  uint64_t Size = M.getDataLayout().getTypeAllocSize(TapeTy);
-  Type *I64 = Type::getInt64Ty(M.getContext());
   LinCall->setMetadata(CalleeTapeOnStackMD,
-                       MDNode::get(M.getContext(),
-                                   {ConstantAsMetadata::get(ConstantInt::get(I64, Size))}));
+                       MDNode::get(LinCall->getContext(),
+                                   {ConstantAsMetadata::get(PoisonValue::get(TapeTy))}));
 }
 
 std::optional<uint64_t> calleeTapeOnStackSize(const Instruction &LinCall) {
   MDNode *MD = LinCall.getMetadata(CalleeTapeOnStackMD);
   if (!MD)
     return std::nullopt;
-  return mdconst::extract<ConstantInt>(MD->getOperand(0))->getZExtValue();
+  Type *T = cast<ConstantAsMetadata>(MD->getOperand(0))->getType();
+  return LinCall.getModule()->getDataLayout().getTypeAllocSize(T);
 }
 
 CallInst *emitPopOfSize(IRBuilderBase &B, uint64_t Size) {

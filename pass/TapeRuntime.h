@@ -23,6 +23,10 @@ enum class TapeOp { Push, Read, Pop };
 llvm::CallInst *emitTapeCall(llvm::IRBuilderBase &B, TapeOp Op,
                              llvm::Type *RecordTy);
 
+/// Sets the size global of \p TapeTy (see emitTapeCall) now that its layout
+/// is known.
+void publishTapeSize(llvm::Module &M, llvm::StructType *TapeTy);
+
 /// Whether \p V is a call of the runtime's tape function for \p Op.
 bool isTapeCall(const llvm::Value *V, TapeOp Op);
 

@@ -113,6 +113,7 @@ struct TapeLayout {
   DenseMap<BasicBlock *, TapeSlot> PredIndex;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
+  SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
   MapVector<BasicBlock *, BlockRecord> Records;
   MapVector<AllocaInst *, unsigned> ShadowAllocas; ///< -> static field
   MapVector<Loop *, ArrayLoop> ArrayLoops;
@@ -141,8 +142,10 @@ private:
   TapeSlot addStored(BasicBlock &BB, RecordStore S, Type *T);
   void noteResidual(BasicBlock &BB, Value *V);
   void finalizeRecordResiduals();
-  Function *buildFwd();
-  Function *buildLin();
+  Function *declareFwd();
+  Function *declareLin();
+  void buildFwd(llvm::Function *Fwd);
+  void buildLin(llvm::Function *Lin);
   Value *staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
   Value *slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
                      Value *Record);
@@ -520,13 +523,16 @@ bool Unzipper::planTape() {
           return false;
         auto *CB = cast<CallBase>(&I);
         Layout.Callees[CB] = *U;
-        if (recordKey(&BB))
-          // Inside a loop the callee's tape is pushed for each call; the
-          // record keeps its address for f.lin and f.rev.
+        // Inside a loop, or when the callee is still being unzipped (a
+        // recursive call: its tape cannot be part of ours), the callee's
+        // tape is pushed for each call; our tape or record keeps its address.
+        if (recordKey(&BB) || U->Fwd->isDeclaration()) {
+          Layout.PushedCallees.insert(CB);
           Layout.CalleeTapes[CB] =
               addStored(BB, {RecordStore::CalleeTape, CB}, Ptr);
-        else
+        } else {
           Layout.CalleeTapes[CB] = {nullptr, Layout.addStatic(U->Tape)};
+        }
         continue;
       }
       if (isLinear(&I)) {
@@ -588,27 +594,31 @@ bool Unzipper::planTape() {
     R.Array = arrayLoopOf(Key);
     NumResiduals += R.Stores.size();
   }
-  TapeTy = StructType::create(Ctx, Layout.StaticFields,
-                              derivedName(*Info.Primal, "tape", Info.Act));
+  TapeTy->setBody(Layout.StaticFields);
+  publishTapeSize(*Jvp.getParent(), TapeTy);
   return true;
 }
 
-Function *Unzipper::buildFwd() {
+/// f.fwd's signature: f's parameters, the shadows of its AD_DUP pointers
+/// (shadow addresses are computed there and taped), then the tape.
+Function *Unzipper::declareFwd() {
   Function &Primal = *Info.Primal;
-  // f's parameters, the shadows of its AD_DUP pointers (shadow addresses
-  // are computed here and taped), then the tape.
   SmallVector<Type *, 8> Params(Primal.getFunctionType()->params());
-  SmallVector<Argument *, 4> JvpShadows;
   for (unsigned K = Primal.arg_size(); K < Jvp.arg_size(); ++K)
-    if (!isTangentArg(*Jvp.getArg(K))) {
-      JvpShadows.push_back(Jvp.getArg(K));
+    if (!isTangentArg(*Jvp.getArg(K)))
       Params.push_back(Jvp.getArg(K)->getType());
-    }
   Params.push_back(PointerType::getUnqual(Jvp.getContext()));
   auto *FT = FunctionType::get(Primal.getReturnType(), Params, false);
-  Function *Fwd = Function::Create(FT, GlobalValue::InternalLinkage,
-                                   derivedName(Primal, "fwd", Info.Act),
-                                   Jvp.getParent());
+  return Function::Create(FT, GlobalValue::InternalLinkage,
+                          derivedName(Primal, "fwd", Info.Act), Jvp.getParent());
+}
+
+void Unzipper::buildFwd(Function *Fwd) {
+  Function &Primal = *Info.Primal;
+  SmallVector<Argument *, 4> JvpShadows;
+  for (unsigned K = Primal.arg_size(); K < Jvp.arg_size(); ++K)
+    if (!isTangentArg(*Jvp.getArg(K)))
+      JvpShadows.push_back(Jvp.getArg(K));
   Argument *TapePtr = Fwd->getArg(Fwd->arg_size() - 1);
   TapePtr->setName("tape");
 
@@ -673,7 +683,7 @@ Function *Unzipper::buildFwd() {
     IRBuilder<> B(Call);
     SmallVector<Value *, 8> Args = calleeArgs(*Call, /*Tangents=*/false);
     Value *CalleeTape;
-    if (Slot.Record)
+    if (Layout.PushedCallees.count(JvpCall))
       PushedCalleeTape[JvpCall] = CalleeTape = emitTapeCall(B, TapeOp::Push, U.Tape);
     else
       CalleeTape = staticField(B, TapePtr, Slot.Field);
@@ -774,14 +784,13 @@ Function *Unzipper::buildFwd() {
     I->replaceAllUsesWith(PoisonValue::get(I->getType()));
   for (Instruction *I : Linear)
     I->eraseFromParent();
-  return Fwd;
 }
 
-Function *Unzipper::buildLin() {
+/// f.lin's signature: the tape, then the tangents of the active parameters.
+Function *Unzipper::declareLin() {
   Function &Primal = *Info.Primal;
   LLVMContext &Ctx = Jvp.getContext();
-  Type *I64 = Type::getInt64Ty(Ctx), *Ptr = PointerType::getUnqual(Ctx);
-  SmallVector<Type *, 8> Params{Ptr};
+  SmallVector<Type *, 8> Params{PointerType::getUnqual(Ctx)};
   for (Argument &A : Primal.args())
     if (Info.Act.isActive(A.getArgNo()))
       Params.push_back(A.getType());
@@ -793,6 +802,14 @@ Function *Unzipper::buildLin() {
                                    derivedName(Primal, "lin", Info.Act),
                                    Jvp.getParent());
   tagDerived(*Lin, DerivedKind::Lin, Primal, Info.Act);
+  return Lin;
+}
+
+void Unzipper::buildLin(Function *Lin) {
+  Function &Primal = *Info.Primal;
+  LLVMContext &Ctx = Jvp.getContext();
+  Type *I64 = Type::getInt64Ty(Ctx), *Ptr = PointerType::getUnqual(Ctx);
+  Type *RetTy = Lin->getReturnType();
   Argument *TapePtr = Lin->getArg(0);
   TapePtr->setName("tape");
 
@@ -909,15 +926,16 @@ Function *Unzipper::buildLin() {
           CT != Layout.CalleeTapes.end()) {
         // g.jvp(x, dx) becomes g.lin(tape of g, dx).
         const Unzipped &U = Layout.Callees[Call];
+        bool Pushed = Layout.PushedCallees.count(Call);
         Value *CalleeTape = slotAddress(B, CT->second, TapePtr, Record);
-        if (CT->second.Record)
+        if (Pushed)
           CalleeTape = B.CreateLoad(Ptr, CalleeTape);
         SmallVector<Value *, 8> Args{CalleeTape};
         for (Value *T : calleeArgs(*Call, /*Tangents=*/true))
           Args.push_back(Operand(B, T));
         CallInst *LinCall = B.CreateCall(U.Lin, Args);
         markLinear(LinCall);
-        if (CT->second.Record)
+        if (Pushed)
           markCalleeTapeOnStack(LinCall, U.Tape);
         for (User *Usr : Call->users())
           if (auto *EV = dyn_cast<ExtractValueInst>(Usr);
@@ -983,7 +1001,6 @@ Function *Unzipper::buildLin() {
   for (BasicBlock &BB : *Lin)
     if (!BB.getTerminator())
       new UnreachableInst(Ctx, &BB);
-  return Lin;
 }
 
 std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
@@ -1003,12 +1020,18 @@ std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
 
 std::optional<Unzipped> Unzipper::run() {
   Info = *getDerivedInfo(Jvp);
+  // Declared before planning: a recursive call finds them (and the tape,
+  // still opaque) and pushes a tape per call instead of embedding it.
+  TapeTy = StructType::create(Jvp.getContext(),
+                              derivedName(*Info.Primal, "tape", Info.Act));
+  Function *Fwd = declareFwd();
+  D.noteGenerated(Fwd);
+  Function *Lin = declareLin();
+  D.noteGenerated(Lin);
   if (!planTape())
     return std::nullopt;
-  Function *Fwd = buildFwd();
-  D.noteGenerated(Fwd);
-  Function *Lin = buildLin();
-  D.noteGenerated(Lin);
+  buildFwd(Fwd);
+  buildLin(Lin);
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
     return std::nullopt;
   ++NumUnzipped;
