@@ -233,8 +233,9 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return;
   fail(CB, "cannot differentiate a call to '" + displayName(*Callee) +
                "': it has no derivative rule and its body is not visible "
-               "in this translation unit (define it in this file, or use a "
-               "supported math function)");
+               "in this translation unit (define it in this file, give it a "
+               "forward rule with AD_CUSTOM_JVP, or declare it AD_INACTIVE "
+               "if it carries no derivative)");
 }
 
 TangentBuilder::TangentBuilder(Instruction *InsertBefore,
