@@ -100,6 +100,9 @@ void __ad_memcpy_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_memmove_adjoint_f64(double *dst, double *src, size_t bytes);
 void __ad_memmove_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_shadow_live(void *shadow);
+/* Derivative code calling through a function pointer whose target it has no
+ * derivative of: aborts with a message. */
+void __ad_unknown_target(void *target);
 
 /*--- Statistics ------------------------------------------------------------*/
 /* One byte count per thread covers both the tape and the __ad_alloc arrays:

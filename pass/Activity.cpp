@@ -9,6 +9,12 @@ using namespace llvm;
 namespace ad {
 
 bool isDifferentiableType(const Type *T) {
+  // Aggregates of floating-point values (structs returned by value).
+  if (auto *ST = dyn_cast<StructType>(T))
+    return ST->getNumElements() > 0 && !ST->isOpaque() &&
+           llvm::all_of(ST->elements(), isDifferentiableType);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return AT->getNumElements() > 0 && isDifferentiableType(AT->getElementType());
   if (auto *VT = dyn_cast<VectorType>(T))
     T = VT->getElementType();
   return T->isFloatingPointTy() && !T->isX86_FP80Ty() && !T->isFP128Ty() &&
@@ -61,6 +67,16 @@ bool containsFloatingPoint(const Type *T) {
   return false;
 }
 
+bool containsPointer(const Type *T) {
+  if (T->isPointerTy())
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), containsPointer);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return containsPointer(AT->getElementType());
+  return false;
+}
+
 static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
   auto *CB = dyn_cast<CallBase>(V);
   const Function *F = CB ? CB->getCalledFunction() : nullptr;
@@ -103,10 +119,26 @@ ActivityInfo computeActivity(const Function &F, const Activity &A) {
     for (const Instruction &I : instructions(F)) {
       if (I.getType()->isPointerTy()) {
         if (auto *AI = dyn_cast<AllocaInst>(&I)) {
-          if (containsFloatingPoint(AI->getAllocatedType()))
+          // Memory that can hold derivatives, or pointers to such memory
+          // (a closure capturing by reference, a struct of pointers).
+          if (containsFloatingPoint(AI->getAllocatedType()) ||
+              containsPointer(AI->getAllocatedType()))
             Mark(Info.Shadowed, &I);
         } else if (isAllocationCall(&I)) {
           Mark(Info.Shadowed, &I);
+        } else if (auto *LI = dyn_cast<LoadInst>(&I)) {
+          // A pointer kept in memory with a shadow: its shadow is kept in
+          // the shadow memory.
+          if (Info.Shadowed.count(LI->getPointerOperand()))
+            Mark(Info.Shadowed, &I);
+        } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+          // A pointer returned by a call that was given active memory (an
+          // accessor such as std::vector::operator[] at -O0) is assumed to
+          // point into it; the callee's JVP returns its shadow.
+          if (llvm::any_of(CB->args(), [&](const Use &U) {
+                return Info.Shadowed.count(U.get());
+              }))
+            Mark(Info.Shadowed, &I);
         } else if (derivesAddress(I) &&
                    llvm::any_of(I.operands(), [&](const Use &U) {
                      return U->getType()->isPointerTy() &&

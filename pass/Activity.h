@@ -61,6 +61,8 @@ bool isDifferentiableType(const llvm::Type *T);
 /// Types that contain floating-point data somewhere (memory that can hold
 /// derivatives).
 bool containsFloatingPoint(const llvm::Type *T);
+/// Types that contain pointers somewhere.
+bool containsPointer(const llvm::Type *T);
 
 /// Heap allocation and release functions whose memory gets a shadow.
 bool isAllocationCall(const llvm::Value *V);

@@ -183,7 +183,7 @@ bool isKnownInactiveFunction(StringRef Name) {
       "lroundf",  "llround",  "llroundf", "lrint",    "lrintf",   "llrint",
       "llrintf",  "ilogb",    "ilogbf",   "__isnan",  "__isnanf", "__isinf",
       "__isinff", "__finite", "__finitef", "__fpclassify", "__fpclassifyf",
-      "__signbit", "__signbitf"};
+      "__signbit", "__signbitf", "__ad_unknown_target"};
   return Inactive.contains(Name);
 }
 

@@ -10,6 +10,7 @@
 #include "DerivedFunctions.h"
 #include "CustomRules.h"
 #include "Differentiator.h"
+#include "IndirectCalls.h"
 #include "JvpRules.h"
 #include "Linearity.h"
 #include "LinearizeImpl.h"
@@ -37,7 +38,10 @@ Type *jvpReturnType(Type *PrimalRet) {
 
 std::pair<Value *, Value *> unpackJvpReturn(ReturnInst &Ret) {
   Value *RV = Ret.getReturnValue();
-  if (!RV || !RV->getType()->isStructTy())
+  // The pair exactly when f's result is differentiable (it may itself be a
+  // struct). A {pointer, shadow} pair is not a tangent pair.
+  auto Info = getDerivedInfo(*Ret.getFunction());
+  if (!RV || !isDifferentiableType(Info->Primal->getReturnType()))
     return {RV, nullptr};
   auto *WithTangent = cast<InsertValueInst>(RV);
   auto *WithPrimal = cast<InsertValueInst>(WithTangent->getAggregateOperand());
@@ -72,15 +76,18 @@ void Linearizer::fail(const Instruction &At, const Twine &Msg) {
   Failed = true;
 }
 
-Function *Linearizer::createJvpDeclaration() {
+Function *Linearizer::createJvpDeclaration(bool ReturnsShadow) {
   // f's parameters, then a tangent per active one and a shadow per AD_DUP
-  // pointer, in parameter order.
+  // pointer, in parameter order. A returned pointer into active memory
+  // comes with its shadow.
   SmallVector<Type *, 8> Params(Src.getFunctionType()->params());
   for (Argument &A : Src.args())
     if (Act.hasDerivative(A.getArgNo()))
       Params.push_back(A.getType());
-  auto *FT = FunctionType::get(jvpReturnType(Src.getReturnType()), Params,
-                               /*isVarArg=*/false);
+  Type *RetTy = Src.getReturnType();
+  auto *FT = FunctionType::get(ReturnsShadow ? StructType::get(RetTy, RetTy)
+                                             : jvpReturnType(RetTy),
+                               Params, /*isVarArg=*/false);
   Function *F = Function::Create(FT, GlobalValue::InternalLinkage,
                                  derivedName(Primal, "jvp", Act),
                                  Src.getParent());
@@ -102,7 +109,14 @@ Value *Linearizer::tangentOf(Value *V) {
 }
 
 Function *Linearizer::run() {
-  J = createJvpDeclaration();
+  ActivityInfo Info = computeActivity(Src, Act);
+  bool ReturnsShadow = false;
+  for (BasicBlock &BB : Src)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      ReturnsShadow |= Ret->getReturnValue() &&
+                       Ret->getReturnValue()->getType()->isPointerTy() &&
+                       Info.Shadowed.count(Ret->getReturnValue());
+  J = createJvpDeclaration(ReturnsShadow);
   ValueToValueMapTy VMap;
   for (Argument &A : Src.args())
     VMap[&A] = J->getArg(A.getArgNo());
@@ -113,7 +127,6 @@ Function *Linearizer::run() {
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
 
-  ActivityInfo Info = computeActivity(Src, Act);
   for (const Value *V : Info.Varied)
     Varied.insert(VMap.lookup(V));
   for (const Value *V : Info.Shadowed)
@@ -181,7 +194,12 @@ Function *Linearizer::run() {
 void Linearizer::linearizeInstruction(Instruction &I) {
   if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
     return;
-  if (isShadowed(&I) && !isa<PHINode>(I))
+  // Shadows of pointers loaded from memory are read on demand (shadowOf):
+  // a vtable pointer in an object with a shadow is never followed there.
+  if (isShadowed(&I) && isa<LoadInst>(I))
+    return;
+  if (isShadowed(&I) && !isa<PHINode>(I) &&
+      (!isa<CallBase>(I) || isAllocationCall(&I)))
     return linearizeAddress(I);
   if (auto *LI = dyn_cast<LoadInst>(&I))
     return linearizeLoad(*LI);
@@ -211,9 +229,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return fail(CB, "cannot differentiate inline assembly");
   Function *Callee = CB.getCalledFunction();
   if (!Callee)
-    return fail(CB, "cannot differentiate an indirect call (function "
-                    "pointer) with an active argument: function pointers "
-                    "are not supported yet");
+    return linearizeIndirectCall(CB);
   if (D.rules().isInactive(*Callee))
     return; // AD_INACTIVE
   if (D.rules().customJvp(*Callee))
@@ -309,7 +325,32 @@ void Linearizer::applyLinearStructure(Instruction &I,
   Tangent[&I] = T;
 }
 
-void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
+/// A call through a function pointer becomes a call of the dispatcher for
+/// its type (IndirectCalls.h), which is differentiated like a user function.
+void Linearizer::linearizeIndirectCall(CallBase &CB) {
+  if (!isa<CallInst>(CB) || CB.getFunctionType()->isVarArg())
+    return fail(CB, "cannot differentiate this call through a function "
+                    "pointer (variadic, or an invoke)");
+  Function *Dispatcher =
+      getDispatcher(*J->getParent(), CB.getFunctionType(), D.rules());
+  if (!Dispatcher)
+    return fail(CB, "cannot differentiate a call through a function pointer: "
+                    "no function with this signature whose body is visible "
+                    "has its address taken in this translation unit");
+  SmallVector<Value *, 8> Args{CB.getCalledOperand()};
+  Args.append(CB.arg_begin(), CB.arg_end());
+  CallInst *Direct = CallInst::Create(Dispatcher, Args, CB.getName(), CB.getIterator());
+  Direct->setDebugLoc(CB.getDebugLoc());
+  if (isVaried(&CB))
+    Varied.insert(Direct);
+  CB.replaceAllUsesWith(Direct);
+  CB.eraseFromParent();
+  // The target is only compared with functions: it carries no derivative.
+  linearizeUserCall(*Direct, *Dispatcher, /*FirstArgConst=*/true);
+}
+
+void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
+                                   bool FirstArgConst) {
   if (CB.getFunctionType() != Callee.getFunctionType() ||
       Callee.isVarArg())
     return fail(CB, "cannot differentiate a call of '" +
@@ -321,7 +362,9 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
   SmallVector<ArgRole, 8> Roles;
   for (Use &U : CB.args()) {
     Value *V = U.get();
-    if (isShadowed(V))
+    if (FirstArgConst && U.getOperandNo() == 0)
+      Roles.push_back(ArgRole::Const);
+    else if (isShadowed(V))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
              !isa<Constant>(tangentOf(V)))
@@ -348,6 +391,16 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee) {
   IRBuilder<> B(&CB);
   CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
+  if (CB.getType()->isPointerTy() && Mixed->getType() != CB.getType()) {
+    // A pointer into active memory and its shadow.
+    Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
+    Value *S = B.CreateExtractValue(Mixed, 1, CB.getName() + ".shadow");
+    CB.replaceAllUsesWith(Y);
+    Shadowed.insert(Y);
+    Shadow[Y] = S;
+    CB.eraseFromParent();
+    return;
+  }
   if (!isDifferentiableType(CB.getType())) {
     // Effects on memory only (or an integer result): no tangent to return.
     CB.replaceAllUsesWith(Mixed);
@@ -377,6 +430,16 @@ void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {
 
 void Linearizer::linearizeReturn(ReturnInst &Ret) {
   Value *RV = Ret.getReturnValue();
+  if (RV && J->getReturnType() != RV->getType() && RV->getType()->isPointerTy()) {
+    // {pointer, its shadow}: both addresses, non-linear.
+    Value *S = shadowOf(RV, Ret);
+    if (!S)
+      return;
+    IRBuilder<> B(&Ret);
+    Value *Pair = B.CreateInsertValue(PoisonValue::get(J->getReturnType()), RV, 0);
+    Ret.setOperand(0, B.CreateInsertValue(Pair, S, 1));
+    return;
+  }
   if (!RV || !isDifferentiableType(RV->getType()))
     return;
   packJvpReturn(Ret, RV, tangentOf(RV));

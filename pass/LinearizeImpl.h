@@ -34,7 +34,7 @@ public:
   llvm::Function *run();
 
 private:
-  llvm::Function *createJvpDeclaration();
+  llvm::Function *createJvpDeclaration(bool ReturnsShadow);
   llvm::Value *tangentOf(llvm::Value *V);
   bool isVaried(const llvm::Value *V) const { return Varied.count(V); }
   bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
@@ -45,7 +45,9 @@ private:
   void applyLinearStructure(llvm::Instruction &I,
                             llvm::ArrayRef<unsigned> DataOps);
   void linearizeCall(llvm::CallBase &CB);
-  void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee);
+  void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee,
+                         bool FirstArgConst = false);
+  void linearizeIndirectCall(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);
   void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
 

@@ -34,6 +34,19 @@ namespace ad {
 Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
+  // A pointer loaded from memory with a shadow: its shadow is the pointer
+  // at the same place in the shadow memory (non-linear: an address).
+  if (auto *LI = dyn_cast<LoadInst>(P); LI && isShadowed(LI)) {
+    Value *Addr = shadowOf(LI->getPointerOperand(), User);
+    if (!Addr)
+      return nullptr;
+    auto *SL = cast<LoadInst>(LI->clone());
+    SL->setOperand(0, Addr);
+    SL->setName(LI->getName() + ".shadow");
+    SL->insertAfter(LI);
+    Shadow[LI] = SL;
+    return SL;
+  }
   fail(User, "cannot differentiate: this pointer may point to memory that "
              "carries derivatives or to memory that does not (pass every "
              "pointer to active data with a shadow)");
@@ -42,6 +55,18 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
 
 bool Linearizer::isInactiveMemory(const Value *P) const {
   const Value *Obj = getUnderlyingObject(P);
+  // Memory reached through a pointer kept in inactive memory is inactive
+  // too (the storage of an AD_CONST std::vector, say).
+  if (auto *LI = dyn_cast<LoadInst>(Obj))
+    return !isShadowed(LI->getPointerOperand()) &&
+           isInactiveMemory(LI->getPointerOperand());
+  // ... and so is memory reached through a pointer a call returns when it
+  // was only given inactive memory (x[i] of an AD_CONST vector at -O0).
+  if (auto *CB = dyn_cast<CallBase>(Obj))
+    return !isShadowed(CB) && llvm::all_of(CB->args(), [&](const Use &U) {
+             return !U->getType()->isPointerTy() ||
+                    (!isShadowed(U.get()) && isInactiveMemory(U.get()));
+           });
   // Globals have no shadow: storing an active value into one is an error
   // (linearizeStore), so whatever a global holds carries no derivative.
   if (isa<GlobalVariable>(Obj))
@@ -132,10 +157,9 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
   Value *P = LI.getPointerOperand();
   if (isShadowed(P)) {
     if (!isDifferentiableType(T)) {
-      if (T->isPointerTy())
-        return fail(LI, "cannot differentiate: a pointer is loaded from "
-                        "memory that carries derivatives (pointers stored "
-                        "in active memory are not supported yet)");
+      // A pointer loaded from active memory (a C++ vtable pointer, say) has
+      // no shadow: reading or writing floating-point data through it is an
+      // error (below and in linearizeStore), calling through it is fine.
       if (containsFloatingPoint(T))
         return fail(LI, "cannot differentiate a load of a whole struct or "
                         "array value: not supported yet");
@@ -152,10 +176,12 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
     Tangent[&LI] = DL;
     return;
   }
-  if (containsFloatingPoint(T) && !isInactiveMemory(P) && !Varied.empty())
+  if (containsFloatingPoint(T) && !isInactiveMemory(P) &&
+      (!Varied.empty() || !Shadowed.empty()))
     return fail(LI, "cannot differentiate a read of memory whose derivatives "
                     "are unknown (memory reached through a pointer loaded "
-                    "from memory): not supported yet");
+                    "from memory, such as an array of row pointers or a "
+                    "std::vector's storage): not supported yet");
 }
 
 void Linearizer::linearizeStore(StoreInst &SI) {
@@ -163,16 +189,36 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   Value *P = SI.getPointerOperand();
   Type *T = V->getType();
   if (!isShadowed(P)) {
-    if (isVaried(V) || isShadowed(V))
+    if (isVaried(V))
       return fail(SI, "cannot differentiate: an active value is stored into "
                       "memory without a shadow (a global variable, or an "
                       "AD_CONST pointer); global state that carries "
                       "derivatives is not supported yet");
+    if (isShadowed(V))
+      return fail(SI, "cannot differentiate: a pointer to memory that "
+                      "carries derivatives is stored into memory without a "
+                      "shadow (a global variable, or an AD_CONST pointer)");
     return;
   }
-  if (isShadowed(V) || (T->isPointerTy() && !isa<Constant>(V)))
-    return fail(SI, "cannot differentiate: a pointer is stored in memory "
-                    "that carries derivatives (not supported yet)");
+  if (T->isPointerTy()) {
+    // The shadow memory keeps the stored pointer's shadow; a pointer without
+    // one (to constant data, to a function) gets null, so that using it as
+    // active memory faults rather than reads or writes the primal data.
+    Value *S = shadowOf(P, SI);
+    Value *SV = isShadowed(V) ? shadowOf(V, SI)
+                              : ConstantPointerNull::get(cast<PointerType>(T));
+    if (!S || !SV)
+      return;
+    auto *DS = cast<StoreInst>(SI.clone());
+    DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+    DS->setOperand(0, SV);
+    DS->setOperand(1, S);
+    DS->insertAfter(&SI);
+    return;
+  }
+  if (containsPointer(T))
+    return fail(SI, "cannot differentiate a store of a whole struct that "
+                    "holds pointers: not supported yet");
   if (!isDifferentiableType(T)) {
     if (containsFloatingPoint(T))
       return fail(SI, "cannot differentiate a store of a whole struct or "

@@ -326,6 +326,13 @@ static bool lowerGradient(Request &R, Differentiator &D) {
       GradTys.push_back(A.getType());
   if (!checkResultType(*R.Marker, GradTys, D.diags()))
     return false;
+  if (R.Fn->getReturnType()->isAggregateType()) {
+    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() +
+                             ": '" + displayName(*R.Fn) +
+                             "' returns a struct; a gradient needs a float or "
+                             "double result (or void, with output shadows)");
+    return false;
+  }
   auto G = D.getGradient(*R.Fn, R.Act, R.Marker);
   if (!G)
     return false;

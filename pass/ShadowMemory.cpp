@@ -86,6 +86,10 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   const Value *Obj = getUnderlyingObject(Ptr);
   if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
     collectFloatLeaves(AI->getAllocatedType(), Out);
+    // Shadow pointers are not cotangents: copies of memory holding
+    // pointers have no element-wise transpose.
+    if (containsPointer(AI->getAllocatedType()))
+      Out.insert(AI->getAllocatedType());
     return true;
   }
   bool Typed = false;
@@ -96,10 +100,14 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
     for (const User *U : V->users()) {
       if (auto *LI = dyn_cast<LoadInst>(U)) {
         collectFloatLeaves(LI->getType(), Out);
+        if (containsPointer(LI->getType()))
+          Out.insert(LI->getType());
         Typed = true;
       } else if (auto *SI = dyn_cast<StoreInst>(U);
                  SI && SI->getPointerOperand() == V) {
         collectFloatLeaves(SI->getValueOperand()->getType(), Out);
+        if (containsPointer(SI->getValueOperand()->getType()))
+          Out.insert(SI->getValueOperand()->getType());
         Typed = true;
       } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
         collectFloatLeaves(GEP->getSourceElementType(), Out);

@@ -105,9 +105,37 @@ Function *Transposer::createRevDeclaration() {
 }
 
 /// Cotangent accumulators start at -0.0, the exact identity of fadd
-/// (0.0 + -0.0 is 0.0), so that the first accumulation folds away.
+/// (0.0 + -0.0 is 0.0), so that the first accumulation folds away. For an
+/// aggregate (a struct returned by value), in every element.
 static Constant *additiveIdentity(Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    SmallVector<Constant *, 4> Elts;
+    for (Type *E : ST->elements())
+      Elts.push_back(additiveIdentity(E));
+    return ConstantStruct::get(ST, Elts);
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return ConstantArray::get(
+        AT, SmallVector<Constant *, 8>(AT->getNumElements(),
+                                       additiveIdentity(AT->getElementType())));
   return ConstantFP::getNegativeZero(T);
+}
+
+/// A + B (or A - B) elementwise, for scalars, vectors and aggregates.
+static Value *addCotangents(IRBuilder<> &B, Value *A, Value *C, bool Negate) {
+  Type *T = A->getType();
+  if (!T->isAggregateType())
+    return Negate ? B.CreateFSub(A, C) : B.CreateFAdd(A, C);
+  unsigned N = isa<StructType>(T) ? cast<StructType>(T)->getNumElements()
+                                  : cast<ArrayType>(T)->getNumElements();
+  Value *Sum = A;
+  for (unsigned K = 0; K < N; ++K)
+    Sum = B.CreateInsertValue(
+        Sum,
+        addCotangents(B, B.CreateExtractValue(A, K), B.CreateExtractValue(C, K),
+                      Negate),
+        K);
+  return Sum;
 }
 
 AllocaInst *Transposer::newSlot(Type *T, const Twine &Name) {
@@ -133,7 +161,7 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
     return; // a linear zero
   AllocaInst *S = slot(LinValue);
   Value *Old = B.CreateLoad(S->getAllocatedType(), S);
-  B.CreateStore(Negate ? B.CreateFSub(Old, C) : B.CreateFAdd(Old, C), S);
+  B.CreateStore(addCotangents(B, Old, C, Negate), S);
 }
 
 /// Reads the cotangent of \p LinValue and resets it: a value defined again

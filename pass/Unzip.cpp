@@ -608,7 +608,10 @@ Function *Unzipper::declareFwd() {
     if (!isTangentArg(*Jvp.getArg(K)))
       Params.push_back(Jvp.getArg(K)->getType());
   Params.push_back(PointerType::getUnqual(Jvp.getContext()));
-  auto *FT = FunctionType::get(Primal.getReturnType(), Params, false);
+  // A returned pointer comes with its shadow, as from f.jvp.
+  Type *RetTy = Primal.getReturnType()->isPointerTy() ? Jvp.getReturnType()
+                                                      : Primal.getReturnType();
+  auto *FT = FunctionType::get(RetTy, Params, false);
   return Function::Create(FT, GlobalValue::InternalLinkage,
                           derivedName(Primal, "fwd", Info.Act), Jvp.getParent());
 }
@@ -939,7 +942,7 @@ void Unzipper::buildLin(Function *Lin) {
           markCalleeTapeOnStack(LinCall, U.Tape);
         for (User *Usr : Call->users())
           if (auto *EV = dyn_cast<ExtractValueInst>(Usr);
-              EV && EV->getIndices()[0] == 1)
+              EV && EV->getIndices()[0] == 1 && isLinear(EV))
             Map[EV] = LinCall;
         continue;
       }

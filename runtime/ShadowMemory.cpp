@@ -1,6 +1,6 @@
 //===- ShadowMemory.cpp - run-time support for shadow memory --------------===//
 //
-// Helpers that derivative code calls for memory it cannot handle with plain
+// Helpers that derivative code calls for what it cannot do with plain
 // loads and stores:
 //  * the transposes of memcpy/memmove between shadows, which must add
 //    cotangents element by element (so they know float from double);
@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ad_runtime.h"
+#include "RuntimeState.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,4 +51,13 @@ extern "C" void __ad_memmove_adjoint_f64(double *Dst, double *Src, size_t Bytes)
 }
 extern "C" void __ad_memmove_adjoint_f32(float *Dst, float *Src, size_t Bytes) {
   moveAdjoint(Dst, Src, Bytes);
+}
+
+/// A call through a function pointer whose target the derivative code does
+/// not know (IndirectCalls.cpp in the pass).
+extern "C" void __ad_unknown_target(void *Target) {
+  __adrt_fatal("a derivative called a function through a pointer (%p) that "
+               "is not one of the functions of its translation unit whose "
+               "address is taken; it has no derivative",
+               Target);
 }

@@ -7,7 +7,7 @@
 
 double (*volatile fp)(double);
 double indirect(double x) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate an indirect call (function pointer) with an active argument: function pointers are not supported yet
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a call through a function pointer: no function with this signature whose body is visible has its address taken in this translation unit
   return fp(x);
 }
 
@@ -24,14 +24,6 @@ void writes_const(const double *x, double *out) {
   out[0] = x[0] * x[0];
 }
 
-double through_pointer_table(double **rows, int n) {
-  double s = 0;
-  for (int i = 0; i < n; ++i)
-    // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: a pointer is loaded from memory that carries derivatives (pointers stored in active memory are not supported yet)
-    s += rows[i][0];
-  return s;
-}
-
 double vla(double x, int n) {
   // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate through a variable-length array (a dynamic alloca): not supported yet
   double t[n];
@@ -43,8 +35,7 @@ double vla(double x, int n) {
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
-             __ad_gradient(writes_global, x) + __ad_gradient(vla, x, 4) +
-             __ad_gradient(through_pointer_table, rows, drows, 2);
+             __ad_gradient(writes_global, x) + __ad_gradient(vla, x, 4);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }
