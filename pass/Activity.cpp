@@ -14,7 +14,8 @@ bool isDifferentiableType(const Type *T) {
     return ST->getNumElements() > 0 && !ST->isOpaque() &&
            llvm::all_of(ST->elements(), isDifferentiableType);
   if (auto *AT = dyn_cast<ArrayType>(T))
-    return AT->getNumElements() > 0 && isDifferentiableType(AT->getElementType());
+    return AT->getNumElements() > 0 &&
+           isDifferentiableType(AT->getElementType());
   if (auto *VT = dyn_cast<VectorType>(T))
     T = VT->getElementType();
   return T->isFloatingPointTy() && !T->isX86_FP80Ty() && !T->isFP128Ty() &&

@@ -1,4 +1,5 @@
-//===- Activity.h - which arguments of a function carry derivatives -*- C++ -*-===//
+//===- Activity.h - which arguments of a function carry derivatives -*- C++
+//-*-===//
 //
 // An activity signature says, per parameter of a primal function, whether it
 // is differentiated. Each (function, signature) pair gets its own derived
@@ -37,10 +38,14 @@ public:
   static Activity defaultFor(const llvm::Function &F);
 
   ArgRole role(unsigned ArgNo) const { return Roles[ArgNo]; }
-  bool isActive(unsigned ArgNo) const { return Roles[ArgNo] == ArgRole::Active; }
+  bool isActive(unsigned ArgNo) const {
+    return Roles[ArgNo] == ArgRole::Active;
+  }
   bool isDup(unsigned ArgNo) const { return Roles[ArgNo] == ArgRole::Dup; }
   /// Active or Dup: the parameter gets an extra one (tangent or shadow).
-  bool hasDerivative(unsigned ArgNo) const { return Roles[ArgNo] != ArgRole::Const; }
+  bool hasDerivative(unsigned ArgNo) const {
+    return Roles[ArgNo] != ArgRole::Const;
+  }
   unsigned size() const { return Roles.size(); }
   unsigned numActive() const;
   /// f.jvp takes f's parameters, then one extra per parameter with a

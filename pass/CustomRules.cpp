@@ -3,8 +3,8 @@
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "Linearity.h"
-#include "Linearize.h"
 #include "LinearityVerifier.h"
+#include "Linearize.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -105,16 +105,19 @@ static void foldZeroTangents(Function &J, ArrayRef<Instruction *> Zeros) {
   }
   auto IsLinearValue = [&](Value *V) {
     auto *A = dyn_cast<Argument>(V);
-    return isLinear(V) || (A && A->getArgNo() >= getDerivedInfo(J)->Primal->arg_size());
+    return isLinear(V) ||
+           (A && A->getArgNo() >= getDerivedInfo(J)->Primal->arg_size());
   };
   bool Changed = true;
   while (Changed) {
     Changed = false;
     for (Instruction &I : make_early_inc_range(instructions(J))) {
       if (!isLinear(&I) || I.getType()->isVoidTy() ||
-          (isa<InsertValueInst>(I) && I.hasOneUse() && isa<ReturnInst>(*I.user_begin())))
+          (isa<InsertValueInst>(I) && I.hasOneUse() &&
+           isa<ReturnInst>(*I.user_begin())))
         continue;
-      if (llvm::any_of(I.operands(), [&](Use &U) { return IsLinearValue(U.get()); }))
+      if (llvm::any_of(I.operands(),
+                       [&](Use &U) { return IsLinearValue(U.get()); }))
         continue;
       I.replaceAllUsesWith(Constant::getNullValue(I.getType()));
       I.eraseFromParent();
@@ -124,8 +127,10 @@ static void foldZeroTangents(Function &J, ArrayRef<Instruction *> Zeros) {
 }
 
 /// What a broken linearity invariant means for the author of a custom JVP.
-static std::string explainNonLinearity(StringRef Reason, const Instruction *Bad) {
-  if (Bad && (isa<CmpInst>(Bad) || isa<BranchInst>(Bad) || isa<SwitchInst>(Bad)))
+static std::string explainNonLinearity(StringRef Reason,
+                                       const Instruction *Bad) {
+  if (Bad &&
+      (isa<CmpInst>(Bad) || isa<BranchInst>(Bad) || isa<SwitchInst>(Bad)))
     return "it uses a tangent non-linearly (in a comparison or branch, or as "
            "the argument of a function)";
   if (Reason.contains("not a linear primitive") && Bad)
@@ -148,8 +153,8 @@ static std::string explainNonLinearity(StringRef Reason, const Instruction *Bad)
 Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
                          Differentiator &D, const Instruction *CallSite) {
   Diagnostics &Diags = D.diags();
-  std::string Names = "AD_CUSTOM_JVP(" + displayName(F) + ", " +
-                      displayName(UserJvp) + ")";
+  std::string Names =
+      "AD_CUSTOM_JVP(" + displayName(F) + ", " + displayName(UserJvp) + ")";
   // f_jvp(x..., dx for each float/double parameter) -> tangent of f's result
   SmallVector<Type *, 8> Want(F.getFunctionType()->params());
   for (Argument &P : F.args()) {
@@ -209,8 +214,8 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
     } else {
       // A constant parameter's tangent is zero. A placeholder stands for it
       // until the rule is checked, so that the check sees the rule whole.
-      auto *Zero = UnaryOperator::CreateFNeg(ConstantFP::getNegativeZero(P.getType()),
-                                             SrcT->getName() + ".zero");
+      auto *Zero = UnaryOperator::CreateFNeg(
+          ConstantFP::getNegativeZero(P.getType()), SrcT->getName() + ".zero");
       ZeroTangents.push_back(Zero);
       VMap[SrcT] = Zero;
     }
@@ -239,8 +244,8 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
     Args.push_back(J->getArg(K));
   CallInst *Y = B.CreateCall(&F, Args, "y");
   if (J->getSubprogram())
-    Y->setDebugLoc(DILocation::get(J->getContext(), J->getSubprogram()->getLine(),
-                                   0, J->getSubprogram()));
+    Y->setDebugLoc(DILocation::get(
+        J->getContext(), J->getSubprogram()->getLine(), 0, J->getSubprogram()));
   for (ReturnInst *Ret : Returns)
     packJvpReturn(*Ret, Y, Ret->getReturnValue());
 
@@ -248,8 +253,10 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   const Instruction *Bad = nullptr;
   if (!verifyLinearFunction(*J, Reason, &Bad)) {
     std::string Msg = "the custom JVP '" + displayName(UserJvp) + "' of '" +
-                      displayName(F) + "' is not linear in its tangent "
-                      "arguments: " + explainNonLinearity(Reason, Bad);
+                      displayName(F) +
+                      "' is not linear in its tangent "
+                      "arguments: " +
+                      explainNonLinearity(Reason, Bad);
     if (Bad)
       Diags.errorAt(*Bad, Msg);
     else

@@ -65,8 +65,8 @@ void copyPrimalAttributes(Function &Derived, const Function &Primal,
     // f.fwd writes its tape and pushes records on the runtime's tape, which
     // allocates: none of the primal's promises about memory hold.
     Derived.setMemoryEffects(MemoryEffects::unknown());
-    for (Attribute::AttrKind K : {Attribute::NoFree, Attribute::NoSync,
-                                  Attribute::Speculatable})
+    for (Attribute::AttrKind K :
+         {Attribute::NoFree, Attribute::NoSync, Attribute::Speculatable})
       Derived.removeFnAttr(K);
   }
 }
@@ -77,8 +77,8 @@ std::optional<DerivedInfo> getDerivedInfo(const Function &F) {
     return std::nullopt;
   StringRef KS = KA.getValueAsString();
   std::optional<DerivedKind> K;
-  for (DerivedKind C : {DerivedKind::Jvp, DerivedKind::Fwd, DerivedKind::Lin,
-                        DerivedKind::Rev})
+  for (DerivedKind C :
+       {DerivedKind::Jvp, DerivedKind::Fwd, DerivedKind::Lin, DerivedKind::Rev})
     if (KS == kindName(C))
       K = C;
   Function *Primal = F.getParent()->getFunction(

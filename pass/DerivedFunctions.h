@@ -1,4 +1,5 @@
-//===- DerivedFunctions.h - names and kinds of generated functions -*- C++ -*-===//
+//===- DerivedFunctions.h - names and kinds of generated functions -*- C++
+//-*-===//
 //
 // For a primal function f and an activity signature, the stages generate
 //   f.jvp  (Linearize)   f.fwd + %f.tape + f.lin  (Unzip)   f.rev  (Transpose)

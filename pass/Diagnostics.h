@@ -1,4 +1,5 @@
-//===- Diagnostics.h - user-facing errors, at the right source line -*- C++ -*-===//
+//===- Diagnostics.h - user-facing errors, at the right source line -*- C++
+//-*-===//
 //
 // Errors go through LLVM's diagnostic machinery so clang prints
 // "file.c:LINE:COL: error: ..." and exits non-zero.

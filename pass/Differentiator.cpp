@@ -1,16 +1,16 @@
 //===- Differentiator.cpp - derived functions on demand, once each --------===//
 #include "Differentiator.h"
 #include "DerivedFunctions.h"
-#include "Linearize.h"
 #include "LinearityVerifier.h"
+#include "Linearize.h"
 #include "PrepareSource.h"
 #include "Transpose.h"
 #include "Unzip.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 
 using namespace llvm;
 
@@ -75,8 +75,8 @@ bool Differentiator::verifyLinearity(Function &F) {
   std::string Msg;
   if (verifyLinearFunction(F, Msg))
     return checkValidIR(F, Diags);
-  Diags.internalError(nullptr, "linearity invariant broken in '" +
-                                   F.getName() + "': " + Msg);
+  Diags.internalError(nullptr, "linearity invariant broken in '" + F.getName() +
+                                   "': " + Msg);
   return false;
 }
 
@@ -119,7 +119,9 @@ std::optional<Unzipped> Differentiator::getUnzipped(Function &Jvp) {
   return unzip(Jvp, *this);
 }
 
-Function *Differentiator::getRev(Function &Lin) { return transpose(Lin, *this); }
+Function *Differentiator::getRev(Function &Lin) {
+  return transpose(Lin, *this);
+}
 
 std::optional<std::pair<Unzipped, Function *>>
 Differentiator::getGradient(Function &F, const Activity &A,

@@ -1,4 +1,5 @@
-//===- Differentiator.h - derived functions on demand, once each -*- C++ -*-===//
+//===- Differentiator.h - derived functions on demand, once each -*- C++
+//-*-===//
 //
 // The stages call each other through this class: Linearize needs g.jvp for a
 // call of g, Unzip needs g.fwd/g.lin for a call of g.jvp, Transpose needs
@@ -28,9 +29,9 @@ class TargetLibraryInfo;
 namespace ad {
 
 struct Unzipped {
-  llvm::Function *Fwd = nullptr;      ///< f.fwd(x..., ptr tape) -> y
-  llvm::Function *Lin = nullptr;      ///< f.lin(ptr tape, dx...) -> dy
-  llvm::StructType *Tape = nullptr;   ///< %f.tape
+  llvm::Function *Fwd = nullptr;    ///< f.fwd(x..., ptr tape) -> y
+  llvm::Function *Lin = nullptr;    ///< f.lin(ptr tape, dx...) -> dy
+  llvm::StructType *Tape = nullptr; ///< %f.tape
 };
 
 class Differentiator {

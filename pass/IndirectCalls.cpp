@@ -45,8 +45,8 @@ static bool isAddressTakenByUser(const Function &F) {
 
 Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
   for (Function &F : M)
-    if (F.hasFnAttribute(DispatcherAttr) && F.getFunctionType()->getNumParams() ==
-                                                FT->getNumParams() + 1 &&
+    if (F.hasFnAttribute(DispatcherAttr) &&
+        F.getFunctionType()->getNumParams() == FT->getNumParams() + 1 &&
         F.getReturnType() == FT->getReturnType() &&
         F.getFunctionType()->params().drop_front() == FT->params())
       return &F;
@@ -55,8 +55,8 @@ Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
   // in a vtable) with exactly this type, and whose derivatives can be built.
   SmallVector<Function *, 8> Targets;
   for (Function &F : M)
-    if (F.getFunctionType() == FT && isAddressTakenByUser(F) && !getDerivedInfo(F) &&
-        !F.hasFnAttribute(DispatcherAttr) &&
+    if (F.getFunctionType() == FT && isAddressTakenByUser(F) &&
+        !getDerivedInfo(F) && !F.hasFnAttribute(DispatcherAttr) &&
         (!F.isDeclaration() || Rules.customJvp(F)))
       Targets.push_back(&F);
   if (Targets.empty())
@@ -65,9 +65,9 @@ Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
   LLVMContext &Ctx = M.getContext();
   SmallVector<Type *, 8> Params{PointerType::getUnqual(Ctx)};
   Params.append(FT->param_begin(), FT->param_end());
-  Function *D = Function::Create(
-      FunctionType::get(FT->getReturnType(), Params, false),
-      GlobalValue::InternalLinkage, "__ad_dispatch", M);
+  Function *D =
+      Function::Create(FunctionType::get(FT->getReturnType(), Params, false),
+                       GlobalValue::InternalLinkage, "__ad_dispatch", M);
   D->addFnAttr(DispatcherAttr);
   D->getArg(0)->setName("target");
   SmallVector<Value *, 8> Args;

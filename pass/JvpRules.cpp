@@ -58,7 +58,8 @@ static const double TwoOverSqrtPi = 1.12837916709551257389615890312154517;
 // pow: JAX's convention, d/da = 0 where b == 0 and d/db = 0 where a == 0.
 static Partial powBase(D &d) {
   Value *B = d.x(1);
-  Value *Slope = d.mul(B, d.intrinsic(Intrinsic::pow, {d.x(0), d.sub(B, d.num(1))}));
+  Value *Slope =
+      d.mul(B, d.intrinsic(Intrinsic::pow, {d.x(0), d.sub(B, d.num(1))}));
   return d.times(d.select(d.eq(B, d.num(0)), d.num(0), Slope));
 }
 static Partial powExponent(D &d) {
@@ -176,14 +177,43 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
 bool isKnownInactiveFunction(StringRef Name) {
   // Output, process control and integer-valued math: whatever their
   // arguments, they cannot carry a derivative into the result.
-  static const StringSet<> Inactive = {
-      "printf",   "fprintf",  "sprintf",  "snprintf", "puts",     "fputs",
-      "putchar",  "fputc",    "putc",     "fflush",   "fwrite",   "perror",
-      "abort",    "exit",     "_exit",    "__assert_fail",        "lround",
-      "lroundf",  "llround",  "llroundf", "lrint",    "lrintf",   "llrint",
-      "llrintf",  "ilogb",    "ilogbf",   "__isnan",  "__isnanf", "__isinf",
-      "__isinff", "__finite", "__finitef", "__fpclassify", "__fpclassifyf",
-      "__signbit", "__signbitf", "__ad_unknown_target"};
+  static const StringSet<> Inactive = {"printf",
+                                       "fprintf",
+                                       "sprintf",
+                                       "snprintf",
+                                       "puts",
+                                       "fputs",
+                                       "putchar",
+                                       "fputc",
+                                       "putc",
+                                       "fflush",
+                                       "fwrite",
+                                       "perror",
+                                       "abort",
+                                       "exit",
+                                       "_exit",
+                                       "__assert_fail",
+                                       "lround",
+                                       "lroundf",
+                                       "llround",
+                                       "llroundf",
+                                       "lrint",
+                                       "lrintf",
+                                       "llrint",
+                                       "llrintf",
+                                       "ilogb",
+                                       "ilogbf",
+                                       "__isnan",
+                                       "__isnanf",
+                                       "__isinf",
+                                       "__isinff",
+                                       "__finite",
+                                       "__finitef",
+                                       "__fpclassify",
+                                       "__fpclassifyf",
+                                       "__signbit",
+                                       "__signbitf",
+                                       "__ad_unknown_target"};
   return Inactive.contains(Name);
 }
 

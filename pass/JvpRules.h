@@ -43,18 +43,30 @@ public:
   llvm::Value *y() const { return &Primal; }
 
   llvm::Value *num(double V) const;
-  llvm::Value *add(llvm::Value *A, llvm::Value *B) { return Bld.CreateFAdd(A, B); }
-  llvm::Value *sub(llvm::Value *A, llvm::Value *B) { return Bld.CreateFSub(A, B); }
-  llvm::Value *mul(llvm::Value *A, llvm::Value *B) { return Bld.CreateFMul(A, B); }
-  llvm::Value *div(llvm::Value *A, llvm::Value *B) { return Bld.CreateFDiv(A, B); }
+  llvm::Value *add(llvm::Value *A, llvm::Value *B) {
+    return Bld.CreateFAdd(A, B);
+  }
+  llvm::Value *sub(llvm::Value *A, llvm::Value *B) {
+    return Bld.CreateFSub(A, B);
+  }
+  llvm::Value *mul(llvm::Value *A, llvm::Value *B) {
+    return Bld.CreateFMul(A, B);
+  }
+  llvm::Value *div(llvm::Value *A, llvm::Value *B) {
+    return Bld.CreateFDiv(A, B);
+  }
   llvm::Value *neg(llvm::Value *A) { return Bld.CreateFNeg(A); }
   llvm::Value *sq(llvm::Value *A) { return Bld.CreateFMul(A, A); }
   llvm::Value *select(llvm::Value *C, llvm::Value *T, llvm::Value *F) {
     return Bld.CreateSelect(C, T, F);
   }
-  llvm::Value *eq(llvm::Value *A, llvm::Value *B) { return Bld.CreateFCmpOEQ(A, B); }
+  llvm::Value *eq(llvm::Value *A, llvm::Value *B) {
+    return Bld.CreateFCmpOEQ(A, B);
+  }
   /// Exact complement of eq: true when unequal or unordered.
-  llvm::Value *une(llvm::Value *A, llvm::Value *B) { return Bld.CreateFCmpUNE(A, B); }
+  llvm::Value *une(llvm::Value *A, llvm::Value *B) {
+    return Bld.CreateFCmpUNE(A, B);
+  }
   llvm::Value *intToFP(llvm::Value *N) {
     return Bld.CreateSIToFP(N, Primal.getType());
   }

@@ -1,4 +1,5 @@
-//===- Linearity.h - the linear / non-linear marking of JVP code -*- C++ -*-===//
+//===- Linearity.h - the linear / non-linear marking of JVP code -*- C++
+//-*-===//
 //
 // Linearize marks every instruction it creates that is linear in the
 // tangents with !ad.linear. Unzip and Transpose read only this mark, so it is

@@ -69,16 +69,16 @@ bool LinearityChecker::isMixedCall(const Value *V) const {
 /// Returns what is wrong with linear instruction \p I, or null.
 const char *LinearityChecker::checkLinear(const Instruction &I) const {
   auto AllLinearOrZero = [&](std::initializer_list<unsigned> Ops) {
-    return llvm::all_of(Ops, [&](unsigned K) {
-      return isLinearOrZero(I.getOperand(K));
-    });
+    return llvm::all_of(
+        Ops, [&](unsigned K) { return isLinearOrZero(I.getOperand(K)); });
   };
   auto NonLinear = [&](unsigned K) { return !isLinearValue(I.getOperand(K)); };
   switch (I.getOpcode()) {
   case Instruction::FAdd:
   case Instruction::FSub:
-    return AllLinearOrZero({0, 1}) ? nullptr
-                                   : "adds a non-zero non-linear value (affine)";
+    return AllLinearOrZero({0, 1})
+               ? nullptr
+               : "adds a non-zero non-linear value (affine)";
   case Instruction::FNeg:
   case Instruction::FPExt:
   case Instruction::FPTrunc:
@@ -174,8 +174,7 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
 bool LinearityChecker::run(std::string &Msg, const Instruction **Bad) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
-      const char *Problem =
-          isLinear(&I) ? checkLinear(I) : checkNonLinear(I);
+      const char *Problem = isLinear(&I) ? checkLinear(I) : checkNonLinear(I);
       if (!Problem)
         continue;
       raw_string_ostream OS(Msg);
@@ -190,7 +189,8 @@ bool LinearityChecker::run(std::string &Msg, const Instruction **Bad) {
 bool verifyLinearFunction(const Function &F, std::string &Msg,
                           const Instruction **Bad) {
   auto Info = getDerivedInfo(F);
-  if (!Info || (Info->Kind != DerivedKind::Jvp && Info->Kind != DerivedKind::Lin))
+  if (!Info ||
+      (Info->Kind != DerivedKind::Jvp && Info->Kind != DerivedKind::Lin))
     return true;
   return LinearityChecker(F, Info->Kind).run(Msg, Bad);
 }

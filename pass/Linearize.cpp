@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Linearize.h"
-#include "DerivedFunctions.h"
 #include "CustomRules.h"
+#include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "IndirectCalls.h"
 #include "JvpRules.h"
@@ -88,9 +88,9 @@ Function *Linearizer::createJvpDeclaration(bool ReturnsShadow) {
   auto *FT = FunctionType::get(ReturnsShadow ? StructType::get(RetTy, RetTy)
                                              : jvpReturnType(RetTy),
                                Params, /*isVarArg=*/false);
-  Function *F = Function::Create(FT, GlobalValue::InternalLinkage,
-                                 derivedName(Primal, "jvp", Act),
-                                 Src.getParent());
+  Function *F =
+      Function::Create(FT, GlobalValue::InternalLinkage,
+                       derivedName(Primal, "jvp", Act), Src.getParent());
   unsigned Next = Src.arg_size();
   for (Argument &A : Src.args()) {
     F->getArg(A.getArgNo())->setName(A.getName());
@@ -213,8 +213,8 @@ void Linearizer::linearizeInstruction(Instruction &I) {
     return applyRule(I, *R);
   if (auto DataOps = linearDataOperands(I.getOpcode()))
     return applyLinearStructure(I, *DataOps);
-  fail(I, Twine("cannot differentiate the instruction '") +
-              I.getOpcodeName() + "' (not supported yet)");
+  fail(I, Twine("cannot differentiate the instruction '") + I.getOpcodeName() +
+              "' (not supported yet)");
 }
 
 void Linearizer::linearizeCall(CallBase &CB) {
@@ -273,8 +273,8 @@ void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
   TangentBuilder LinB(Next, I);
   PartialBuilder Builder(CoefB, I);
 
-  unsigned NumArgs = isa<CallBase>(I) ? cast<CallBase>(I).arg_size()
-                                      : I.getNumOperands();
+  unsigned NumArgs =
+      isa<CallBase>(I) ? cast<CallBase>(I).arg_size() : I.getNumOperands();
   Value *Sum = nullptr;
   for (unsigned K = 0; K < NumArgs; ++K) {
     Value *Arg = Builder.x(K);
@@ -301,7 +301,8 @@ void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
       Term = LinB.CreateFDiv(DX, P.Coef);
       break;
     case Partial::When:
-      Term = LinB.CreateSelect(P.Coef, DX, Constant::getNullValue(DX->getType()));
+      Term =
+          LinB.CreateSelect(P.Coef, DX, Constant::getNullValue(DX->getType()));
       break;
     }
     bool Negate = P.K == Partial::MinusOne;
@@ -339,7 +340,8 @@ void Linearizer::linearizeIndirectCall(CallBase &CB) {
                     "has its address taken in this translation unit");
   SmallVector<Value *, 8> Args{CB.getCalledOperand()};
   Args.append(CB.arg_begin(), CB.arg_end());
-  CallInst *Direct = CallInst::Create(Dispatcher, Args, CB.getName(), CB.getIterator());
+  CallInst *Direct =
+      CallInst::Create(Dispatcher, Args, CB.getName(), CB.getIterator());
   Direct->setDebugLoc(CB.getDebugLoc());
   if (isVaried(&CB))
     Varied.insert(Direct);
@@ -351,10 +353,8 @@ void Linearizer::linearizeIndirectCall(CallBase &CB) {
 
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
                                    bool FirstArgConst) {
-  if (CB.getFunctionType() != Callee.getFunctionType() ||
-      Callee.isVarArg())
-    return fail(CB, "cannot differentiate a call of '" +
-                        displayName(Callee) +
+  if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
+    return fail(CB, "cannot differentiate a call of '" + displayName(Callee) +
                         "' through a mismatched or variadic prototype");
 
   // An argument whose tangent is a constant zero is constant for the
@@ -408,7 +408,8 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     return;
   }
   Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
-  auto *DY = cast<Instruction>(B.CreateExtractValue(Mixed, 1, CB.getName() + ".d"));
+  auto *DY =
+      cast<Instruction>(B.CreateExtractValue(Mixed, 1, CB.getName() + ".d"));
   markLinear(DY);
   CB.replaceAllUsesWith(Y);
   Varied.insert(Y);
@@ -430,13 +431,15 @@ void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {
 
 void Linearizer::linearizeReturn(ReturnInst &Ret) {
   Value *RV = Ret.getReturnValue();
-  if (RV && J->getReturnType() != RV->getType() && RV->getType()->isPointerTy()) {
+  if (RV && J->getReturnType() != RV->getType() &&
+      RV->getType()->isPointerTy()) {
     // {pointer, its shadow}: both addresses, non-linear.
     Value *S = shadowOf(RV, Ret);
     if (!S)
       return;
     IRBuilder<> B(&Ret);
-    Value *Pair = B.CreateInsertValue(PoisonValue::get(J->getReturnType()), RV, 0);
+    Value *Pair =
+        B.CreateInsertValue(PoisonValue::get(J->getReturnType()), RV, 0);
     Ret.setOperand(0, B.CreateInsertValue(Pair, S, 1));
     return;
   }

@@ -1,4 +1,5 @@
-//===- LinearizeImpl.h - the JVP builder, shared by its two files -*- C++ -*-===//
+//===- LinearizeImpl.h - the JVP builder, shared by its two files -*- C++
+//-*-===//
 //
 // Linearize.cpp builds tangents of values, control flow and calls;
 // LinearizeMemory.cpp builds shadows of pointers and the tangent side of

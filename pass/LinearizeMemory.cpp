@@ -64,9 +64,9 @@ bool Linearizer::isInactiveMemory(const Value *P) const {
   // was only given inactive memory (x[i] of an AD_CONST vector at -O0).
   if (auto *CB = dyn_cast<CallBase>(Obj))
     return !isShadowed(CB) && llvm::all_of(CB->args(), [&](const Use &U) {
-             return !U->getType()->isPointerTy() ||
-                    (!isShadowed(U.get()) && isInactiveMemory(U.get()));
-           });
+      return !U->getType()->isPointerTy() ||
+             (!isShadowed(U.get()) && isInactiveMemory(U.get()));
+    });
   // Globals have no shadow: storing an active value into one is an error
   // (linearizeStore), so whatever a global holds carries no derivative.
   if (isa<GlobalVariable>(Obj))
@@ -246,8 +246,8 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
     // Whatever constant is written, its tangent is zero.
     Value *S = shadowOf(Dst, MI);
     if (S)
-      markLinear(B.CreateMemSet(S, B.getInt8(0), MS->getLength(),
-                                MS->getDestAlign()));
+      markLinear(
+          B.CreateMemSet(S, B.getInt8(0), MS->getLength(), MS->getDestAlign()));
     return;
   }
   auto &MT = cast<MemTransferInst>(MI);
@@ -271,8 +271,8 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
     return;
   if (!SrcShadowed) {
     // Copying constant data: the destination's tangent becomes zero.
-    markLinear(B.CreateMemSet(SDst, B.getInt8(0), MT.getLength(),
-                              MT.getDestAlign()));
+    markLinear(
+        B.CreateMemSet(SDst, B.getInt8(0), MT.getLength(), MT.getDestAlign()));
     return;
   }
   Value *SSrc = shadowOf(Src, MI);

@@ -37,7 +37,8 @@ SmallVector<CallBase *, 8> findMarkers(Module &M) {
   for (Function &F : M)
     for (Instruction &I : instructions(F))
       if (auto *CB = dyn_cast<CallBase>(&I))
-        if (Function *Callee = CB->getCalledFunction(); Callee && isMarker(*Callee))
+        if (Function *Callee = CB->getCalledFunction();
+            Callee && isMarker(*Callee))
           Markers.push_back(CB);
   return Markers;
 }
@@ -115,9 +116,9 @@ public:
     if (T->isIntegerTy() && ParamTy->isFloatingPointTy())
       Hint = " (an integer literal such as 2 is passed as an int: write 2.0)";
     Diags.errorAtRequest(MarkerName + ": " + What + " for parameter " +
-                         Twine(ParamNo + 1) + " of '" + FnName +
-                         "' must be " + cTypeName(ParamTy) + ", but " +
-                         cTypeName(T) + " was passed" + Hint);
+                         Twine(ParamNo + 1) + " of '" + FnName + "' must be " +
+                         cTypeName(ParamTy) + ", but " + cTypeName(T) +
+                         " was passed" + Hint);
     return nullptr;
   }
 
@@ -164,8 +165,10 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
     return std::nullopt;
   }
   if (R.Fn->isVarArg()) {
-    Diags.errorAtRequest(MarkerName + ": cannot differentiate the variadic "
-                                      "function '" + FnName + "'");
+    Diags.errorAtRequest(MarkerName +
+                         ": cannot differentiate the variadic "
+                         "function '" +
+                         FnName + "'");
     return std::nullopt;
   }
 
@@ -218,8 +221,9 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
     Diags.errorAtRequest(MarkerName + ": too many arguments: '" + FnName +
                          "' takes " + Twine(R.Fn->arg_size()) +
                          " parameter(s)" +
-                         (R.Reverse ? "" : ", each active one followed by "
-                                           "its tangent"));
+                         (R.Reverse ? ""
+                                    : ", each active one followed by "
+                                      "its tangent"));
     return std::nullopt;
   }
   R.Act = Activity(std::move(Roles));
@@ -234,7 +238,8 @@ static void flattenLeaves(Type *T, uint64_t Offset, const DataLayout &DL,
   if (auto *ST = dyn_cast<StructType>(T)) {
     const StructLayout *SL = DL.getStructLayout(ST);
     for (unsigned K = 0; K < ST->getNumElements(); ++K)
-      flattenLeaves(ST->getElementType(K), Offset + SL->getElementOffset(K), DL, Out);
+      flattenLeaves(ST->getElementType(K), Offset + SL->getElementOffset(K), DL,
+                    Out);
   } else if (auto *AT = dyn_cast<ArrayType>(T)) {
     uint64_t Size = DL.getTypeAllocSize(AT->getElementType());
     for (uint64_t K = 0; K < AT->getNumElements(); ++K)
@@ -280,12 +285,14 @@ static bool checkResultType(CallBase &Marker, ArrayRef<Type *> Tys,
     return true;
   Diags.errorAtRequest(
       Marker.getCalledFunction()->getName() + " is declared to return " +
-      (Target->isStructTy() ? "a struct " + describeFields(cast<StructType>(Target)->elements())
-                            : cTypeName(Target)) +
+      (Target->isStructTy()
+           ? "a struct " + describeFields(cast<StructType>(Target)->elements())
+           : cTypeName(Target)) +
       ", which does not match the derivative: it must return " +
       (Tys.size() == 1 ? cTypeName(Tys[0])
                        : "a struct with one field per active argument, in "
-                         "order: " + describeFields(Tys)));
+                         "order: " +
+                             describeFields(Tys)));
   return false;
 }
 
@@ -313,8 +320,9 @@ static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
   for (unsigned K = 0; K < Values.size(); ++K)
     B.CreateStore(Values[K], B.CreateStructGEP(CLayout, Slot, K));
   if (hasSRet(Marker))
-    B.CreateMemCpy(Marker.getArgOperand(0), MaybeAlign(), Slot, MaybeAlign(),
-                   Marker.getModule()->getDataLayout().getTypeStoreSize(CLayout));
+    B.CreateMemCpy(
+        Marker.getArgOperand(0), MaybeAlign(), Slot, MaybeAlign(),
+        Marker.getModule()->getDataLayout().getTypeStoreSize(CLayout));
   else
     Marker.replaceAllUsesWith(B.CreateLoad(Target, Slot));
 }
@@ -327,8 +335,8 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   if (!checkResultType(*R.Marker, GradTys, D.diags()))
     return false;
   if (R.Fn->getReturnType()->isAggregateType()) {
-    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() +
-                             ": '" + displayName(*R.Fn) +
+    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
+                             displayName(*R.Fn) +
                              "' returns a struct; a gradient needs a float or "
                              "double result (or void, with output shadows)");
     return false;
@@ -368,8 +376,8 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   Type *RetTy = R.Fn->getReturnType();
   bool HasTangent = isDifferentiableType(RetTy);
   if (!HasTangent && !markerResultType(*R.Marker)->isVoidTy()) {
-    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() +
-                             ": '" + displayName(*R.Fn) +
+    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
+                             displayName(*R.Fn) +
                              "' returns no float/double value, so there is "
                              "no tangent to return (declare a void variant)");
     return false;

@@ -23,7 +23,7 @@ class Diagnostics;
 
 struct Request {
   llvm::CallBase *Marker = nullptr;
-  bool Reverse = true;            ///< __ad_gradient (else __ad_derivative)
+  bool Reverse = true; ///< __ad_gradient (else __ad_derivative)
   llvm::Function *Fn = nullptr;
   Activity Act;
   llvm::SmallVector<llvm::Value *, 8> Args; ///< one per parameter of Fn

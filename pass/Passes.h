@@ -24,10 +24,12 @@ public:
   /// With a PassBuilder (under clang at -O1 and above), the module is run
   /// through the inliner pipeline again after lowering, so that f.fwd/f.rev
   /// are inlined into their callers and optimised with them.
-  explicit ADLowerPass(llvm::PassBuilder *PB = nullptr,
-                       llvm::OptimizationLevel Level = llvm::OptimizationLevel::O0)
+  explicit ADLowerPass(
+      llvm::PassBuilder *PB = nullptr,
+      llvm::OptimizationLevel Level = llvm::OptimizationLevel::O0)
       : PB(PB), Level(Level) {}
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
   static bool isRequired() { return true; }
 
 private:
@@ -36,22 +38,26 @@ private:
 };
 
 struct ADJvpPass : llvm::PassInfoMixin<ADJvpPass> {
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
   static bool isRequired() { return true; }
 };
 
 struct ADUnzipPass : llvm::PassInfoMixin<ADUnzipPass> {
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
   static bool isRequired() { return true; }
 };
 
 struct ADTransposePass : llvm::PassInfoMixin<ADTransposePass> {
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
   static bool isRequired() { return true; }
 };
 
 struct ADVerifyPass : llvm::PassInfoMixin<ADVerifyPass> {
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
   static bool isRequired() { return true; }
 };
 

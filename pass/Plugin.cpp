@@ -35,9 +35,8 @@ static bool parseModulePass(StringRef Name, ModulePassManager &MPM,
 
 static void registerCallbacks(PassBuilder &PB) {
   PB.registerPipelineParsingCallback(parseModulePass);
-  PB.registerOptimizerEarlyEPCallback(
-      ad::adaptOptimizerEarlyCallback([&PB](ModulePassManager &MPM,
-                                            OptimizationLevel Level) {
+  PB.registerOptimizerEarlyEPCallback(ad::adaptOptimizerEarlyCallback(
+      [&PB](ModulePassManager &MPM, OptimizationLevel Level) {
         MPM.addPass(ad::ADLowerPass(&PB, Level));
       }));
 }

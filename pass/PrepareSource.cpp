@@ -34,7 +34,8 @@ static bool checkSupported(Function &F, const Function &Orig,
       return false;
     }
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) ||
-        isa<FenceInst>(I) || (isa<LoadInst>(I) && cast<LoadInst>(I).isAtomic()) ||
+        isa<FenceInst>(I) ||
+        (isa<LoadInst>(I) && cast<LoadInst>(I).isAtomic()) ||
         (isa<StoreInst>(I) && cast<StoreInst>(I).isAtomic())) {
       Diags.errorAt(I, "cannot differentiate atomic memory operations");
       return false;

@@ -1,4 +1,5 @@
-//===- PrepareSource.h - a clean copy of a function to differentiate -*- C++ -*-===//
+//===- PrepareSource.h - a clean copy of a function to differentiate -*- C++
+//-*-===//
 //
 // Differentiation reads a private copy of the user's function, never the
 // function itself: at -O0 clang marks everything optnone and keeps every

@@ -41,9 +41,9 @@ Value *emitShadowAllocation(IRBuilderBase &B, Value *Size) {
 
 CallInst *emitShadowLive(IRBuilderBase &B, Value *Shadow) {
   Module &M = *B.GetInsertBlock()->getModule();
-  FunctionCallee Live = M.getOrInsertFunction(
-      ShadowLiveFn, Type::getVoidTy(M.getContext()),
-      PointerType::getUnqual(M.getContext()));
+  FunctionCallee Live =
+      M.getOrInsertFunction(ShadowLiveFn, Type::getVoidTy(M.getContext()),
+                            PointerType::getUnqual(M.getContext()));
   return B.CreateCall(Live, {Shadow});
 }
 
@@ -136,9 +136,9 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
 }
 
 void tagShadowElementType(Instruction &Copy, Type *Elem) {
-  Copy.setMetadata(ElemMD,
-                   MDNode::get(Copy.getContext(),
-                               {ConstantAsMetadata::get(PoisonValue::get(Elem))}));
+  Copy.setMetadata(
+      ElemMD, MDNode::get(Copy.getContext(),
+                          {ConstantAsMetadata::get(PoisonValue::get(Elem))}));
 }
 
 CallInst *emitCopyTranspose(IRBuilderBase &B, const MemTransferInst &Copy,

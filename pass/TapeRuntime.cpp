@@ -74,9 +74,10 @@ bool isTapeCall(const Value *V, TapeOp Op) {
 // The type, not its size: a recursive callee's tape may still be opaque
 // here; its layout is known by the time f.rev is built.
 void markCalleeTapeOnStack(Instruction *LinCall, Type *TapeTy) {
-  LinCall->setMetadata(CalleeTapeOnStackMD,
-                       MDNode::get(LinCall->getContext(),
-                                   {ConstantAsMetadata::get(PoisonValue::get(TapeTy))}));
+  LinCall->setMetadata(
+      CalleeTapeOnStackMD,
+      MDNode::get(LinCall->getContext(),
+                  {ConstantAsMetadata::get(PoisonValue::get(TapeTy))}));
 }
 
 std::optional<uint64_t> calleeTapeOnStackSize(const Instruction &LinCall) {
@@ -90,7 +91,8 @@ std::optional<uint64_t> calleeTapeOnStackSize(const Instruction &LinCall) {
 CallInst *emitPopOfSize(IRBuilderBase &B, uint64_t Size) {
   Module &M = *B.GetInsertBlock()->getModule();
   Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
-  return B.CreateCall(tapeFunction(M, TapeOp::Pop), {ConstantInt::get(SizeTy, Size)});
+  return B.CreateCall(tapeFunction(M, TapeOp::Pop),
+                      {ConstantInt::get(SizeTy, Size)});
 }
 
 static Value *arrayBytes(IRBuilderBase &B, uint64_t RecordSize, Value *Count) {
@@ -107,7 +109,8 @@ CallInst *emitTapeArrayPush(IRBuilderBase &B, Type *RecordTy, Value *Count) {
                       {arrayBytes(B, Size, Count)}, "array");
 }
 
-CallInst *emitTapeArrayPop(IRBuilderBase &B, uint64_t RecordSize, Value *Count) {
+CallInst *emitTapeArrayPop(IRBuilderBase &B, uint64_t RecordSize,
+                           Value *Count) {
   Module &M = *B.GetInsertBlock()->getModule();
   return B.CreateCall(tapeFunction(M, TapeOp::Pop),
                       {arrayBytes(B, RecordSize, Count)});
@@ -122,7 +125,8 @@ static constexpr const char *LoopBaseMD = "ad.loop.base";
 static constexpr const char *LoopCountMD = "ad.loop.count";
 
 static ConstantAsMetadata *mdInt(LLVMContext &Ctx, unsigned Bits, uint64_t V) {
-  return ConstantAsMetadata::get(ConstantInt::get(IntegerType::get(Ctx, Bits), V));
+  return ConstantAsMetadata::get(
+      ConstantInt::get(IntegerType::get(Ctx, Bits), V));
 }
 
 static uint64_t mdIntAt(const MDNode *MD, unsigned K) {
@@ -131,9 +135,10 @@ static uint64_t mdIntAt(const MDNode *MD, unsigned K) {
 
 void markCounter(Instruction *Counter, unsigned Id, Type *RecordTy) {
   LLVMContext &Ctx = Counter->getContext();
-  uint64_t Size = Counter->getModule()->getDataLayout().getTypeAllocSize(RecordTy);
-  Counter->setMetadata(CounterMD,
-                       MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 64, Size)}));
+  uint64_t Size =
+      Counter->getModule()->getDataLayout().getTypeAllocSize(RecordTy);
+  Counter->setMetadata(
+      CounterMD, MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 64, Size)}));
 }
 
 std::optional<CounterInfo> counterInfo(const Instruction &I) {

@@ -1,4 +1,5 @@
-//===- TapeRuntime.h - calls of libADRuntime that generated code makes -*- C++ -*-===//
+//===- TapeRuntime.h - calls of libADRuntime that generated code makes -*- C++
+//-*-===//
 //
 // Blocks inside loops save their residuals in one record per execution on
 // the runtime's per-thread LIFO tape (ad_runtime.h):

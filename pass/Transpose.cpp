@@ -93,10 +93,9 @@ Function *Transposer::createRevDeclaration() {
   Type *RetTy = Outs.empty()       ? Type::getVoidTy(Ctx)
                 : Outs.size() == 1 ? Outs[0]
                                    : StructType::get(Ctx, Outs);
-  Function *F = Function::Create(FunctionType::get(RetTy, Params, false),
-                                 GlobalValue::InternalLinkage,
-                                 derivedName(*Info.Primal, "rev", Info.Act),
-                                 Lin.getParent());
+  Function *F = Function::Create(
+      FunctionType::get(RetTy, Params, false), GlobalValue::InternalLinkage,
+      derivedName(*Info.Primal, "rev", Info.Act), Lin.getParent());
   tagDerived(*F, DerivedKind::Rev, *Info.Primal, Info.Act);
   F->getArg(0)->setName("tape");
   if (Params.size() > 1)
@@ -130,11 +129,10 @@ static Value *addCotangents(IRBuilder<> &B, Value *A, Value *C, bool Negate) {
                                   : cast<ArrayType>(T)->getNumElements();
   Value *Sum = A;
   for (unsigned K = 0; K < N; ++K)
-    Sum = B.CreateInsertValue(
-        Sum,
-        addCotangents(B, B.CreateExtractValue(A, K), B.CreateExtractValue(C, K),
-                      Negate),
-        K);
+    Sum = B.CreateInsertValue(Sum,
+                              addCotangents(B, B.CreateExtractValue(A, K),
+                                            B.CreateExtractValue(C, K), Negate),
+                              K);
   return Sum;
 }
 
@@ -168,7 +166,8 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
 /// (in a later reverse iteration) starts from zero.
 Value *Transposer::takeCotangent(IRBuilder<> &B, Value *LinValue) {
   AllocaInst *S = slot(LinValue);
-  Value *Ct = B.CreateLoad(S->getAllocatedType(), S, LinValue->getName() + ".ct");
+  Value *Ct =
+      B.CreateLoad(S->getAllocatedType(), S, LinValue->getName() + ".ct");
   B.CreateStore(additiveIdentity(S->getAllocatedType()), S);
   return Ct;
 }
@@ -185,7 +184,8 @@ Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
   auto Fail = [&](const Twine &Why) -> Value * {
     if (!Failed)
       D.diags().internalError(nullptr, "cannot rebuild a value of '" +
-                                           Lin.getName() + "' in f.rev: " + Why);
+                                           Lin.getName() +
+                                           "' in f.rev: " + Why);
     Failed = true;
     return PoisonValue::get(V->getType());
   };
@@ -194,7 +194,8 @@ Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
   Value *R = nullptr;
   if (auto CI = counterInfo(*I)) {
     ReversedLoop &RL = Loops[CI->Id];
-    R = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration, "iteration");
+    R = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration,
+                     "iteration");
   } else if (auto LE = loopEntryInfo(*I); LE && !LE->IsExit) {
     ReversedLoop &RL = Loops[LE->Id];
     AllocaInst *S = LE->IsBase ? RL.Array : RL.Count;
@@ -202,9 +203,10 @@ Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
   } else {
     // Reads of the block's own record, and static tape reads, which are
     // valid anywhere in f.rev.
-    bool Movable = I->getMetadata(StaticReadMD) ||
-                   (isa<GetElementPtrInst>(I) &&
-                    cast<GetElementPtrInst>(I)->getPointerOperand() == Lin.getArg(0));
+    bool Movable =
+        I->getMetadata(StaticReadMD) ||
+        (isa<GetElementPtrInst>(I) &&
+         cast<GetElementPtrInst>(I)->getPointerOperand() == Lin.getArg(0));
     if (I->getParent() != &LinBB && !Movable)
       return Fail("it is computed in another block");
     if (isTapeCall(I, TapeOp::Read)) {
@@ -273,11 +275,12 @@ bool Transposer::findArrayLoops() {
         RL.Count = newSlot(I64, "iterations");
         LoopOfHeader[&BB] = CI->Id;
         LoopOfPreheader[RL.Preheader] = CI->Id;
-        RL.Inert = llvm::none_of(LI.getLoopFor(&BB)->blocks(), [](BasicBlock *LB) {
-          return llvm::any_of(*LB, [](Instruction &I) {
-            return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
-          });
-        });
+        RL.Inert =
+            llvm::none_of(LI.getLoopFor(&BB)->blocks(), [](BasicBlock *LB) {
+              return llvm::any_of(*LB, [](Instruction &I) {
+                return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
+              });
+            });
       }
   return true;
 }
@@ -362,8 +365,9 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
     // + 0.0 turns the -0.0 of an input that received nothing into 0.0.
     SmallVector<Value *, 4> Outs;
     for (unsigned K = 1; K < Lin.arg_size(); ++K)
-      Outs.push_back(B.CreateFAdd(takeCotangent(B, Lin.getArg(K)),
-                                  ConstantFP::get(Lin.getArg(K)->getType(), 0.0)));
+      Outs.push_back(
+          B.CreateFAdd(takeCotangent(B, Lin.getArg(K)),
+                       ConstantFP::get(Lin.getArg(K)->getType(), 0.0)));
     if (Outs.empty())
       B.CreateRetVoid();
     else if (Outs.size() == 1)
@@ -379,9 +383,8 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
       continue;
     }
     // Linear PHIs transpose into accumulations on the edge they came by.
-    BasicBlock *Edge = BasicBlock::Create(Lin.getContext(),
-                                          BB.getName() + ".from." + P->getName(),
-                                          Rev);
+    BasicBlock *Edge = BasicBlock::Create(
+        Lin.getContext(), BB.getName() + ".from." + P->getName(), Rev);
     IRBuilder<> EB(Edge);
     for (auto [Phi, Ct] : PhiCts)
       accumulate(EB, Phi->getIncomingValueForBlock(P), Ct, false);
@@ -395,21 +398,25 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
   if (auto It = LoopOfHeader.find(&BB); It != LoopOfHeader.end()) {
     // An array loop's header: back to the latch until the first iteration.
     ReversedLoop &RL = Loops[It->second];
-    BasicBlock *ToPreheader = Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
+    BasicBlock *ToPreheader =
+        Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
     if (RL.Inert) {
       B.CreateBr(ToPreheader); // nothing to transpose in there
       return;
     }
     Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
-    B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)), RL.Iteration);
-    Value *First = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
+    B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)),
+                  RL.Iteration);
+    Value *First =
+        B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
     BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
     B.CreateCondBr(First, ToPreheader, ToLatch);
     return;
   }
   if (!PredIdx) {
     D.diags().internalError(nullptr, "merge block without a predecessor "
-                                     "index in '" + Lin.getName() + "'");
+                                     "index in '" +
+                                         Lin.getName() + "'");
     Failed = true;
     B.CreateUnreachable();
     return;
@@ -422,8 +429,8 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
 
 Function *Transposer::run() {
   Info = *getDerivedInfo(Lin);
-  if (Function *Existing =
-          findDerived(*Lin.getParent(), *Info.Primal, DerivedKind::Rev, Info.Act))
+  if (Function *Existing = findDerived(*Lin.getParent(), *Info.Primal,
+                                       DerivedKind::Rev, Info.Act))
     return Existing;
   SmallVector<ReturnInst *, 1> Returns;
   for (BasicBlock &BB : Lin)
@@ -444,7 +451,8 @@ Function *Transposer::run() {
   // f.rev's blocks in reverse layout order, so it reads top to bottom.
   for (BasicBlock &BB : reverse(Lin))
     RevBlock[&BB] = BasicBlock::Create(Ctx, BB.getName(), Rev);
-  BranchInst *EntryBr = BranchInst::Create(RevBlock[Returns[0]->getParent()], Entry);
+  BranchInst *EntryBr =
+      BranchInst::Create(RevBlock[Returns[0]->getParent()], Entry);
   SlotInsertPt = EntryBr;
   if (!findArrayLoops())
     return nullptr;

@@ -17,11 +17,10 @@ namespace ad {
 /// What a transpose rule sees of one linear instruction.
 class TransposeBuilder {
 public:
-  TransposeBuilder(llvm::IRBuilderBase &B, llvm::Instruction &I,
-                   llvm::Value *Ct,
-                   llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue,
-                   llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)>
-                       Accumulate)
+  TransposeBuilder(
+      llvm::IRBuilderBase &B, llvm::Instruction &I, llvm::Value *Ct,
+      llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue,
+      llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate)
       : B(B), I(I), Ct(Ct), RevValue(RevValue), Accumulate(Accumulate) {}
 
   llvm::IRBuilderBase &b() { return B; }
@@ -36,7 +35,9 @@ public:
   }
   /// ct(operand K) += C  /  ct(operand K) -= C. Constant operands are
   /// linear zeros and receive nothing.
-  void add(unsigned K, llvm::Value *C) { Accumulate(I.getOperand(K), C, false); }
+  void add(unsigned K, llvm::Value *C) {
+    Accumulate(I.getOperand(K), C, false);
+  }
   void sub(unsigned K, llvm::Value *C) { Accumulate(I.getOperand(K), C, true); }
 
 private:

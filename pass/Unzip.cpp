@@ -6,20 +6,20 @@
 #include "ShadowMemory.h"
 #include "TapeRuntime.h"
 
-#include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Statistic.h"
-#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
-#include "llvm/IR/Dominators.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -79,7 +79,7 @@ struct ArrayLoop {
 /// What a record field holds, and which block stores it (at its end).
 struct RecordStore {
   enum Kind { Residual, PredIndex, CalleeTape, LoopBase, LoopCount } K;
-  Value *V = nullptr;        ///< the residual or the call (Jvp values)
+  Value *V = nullptr; ///< the residual or the call (Jvp values)
   const ArrayLoop *AL = nullptr;
   BasicBlock *Block = nullptr;
   unsigned Field = 0;
@@ -119,7 +119,8 @@ struct TapeLayout {
   MapVector<Loop *, ArrayLoop> ArrayLoops;
   /// Where block X keeps (base, count) of the array loop it enters (as the
   /// preheader) or leaves (as the exit block).
-  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>, std::pair<TapeSlot, TapeSlot>>
+  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>,
+           std::pair<TapeSlot, TapeSlot>>
       LoopEntries;
 
   unsigned addStatic(Type *T) {
@@ -249,7 +250,8 @@ static bool isCheapToRecompute(const Instruction &I) {
     return I.getOpcode() != Instruction::UDiv &&
            I.getOpcode() != Instruction::SDiv &&
            I.getOpcode() != Instruction::URem &&
-           I.getOpcode() != Instruction::SRem && I.getOpcode() != Instruction::FRem;
+           I.getOpcode() != Instruction::SRem &&
+           I.getOpcode() != Instruction::FRem;
   if (auto *II = dyn_cast<IntrinsicInst>(&I))
     switch (II->getIntrinsicID()) {
     case Intrinsic::fabs:
@@ -424,8 +426,9 @@ Value *Unzipper::emitRecomputed(
     Value *V = U->getValue();
     if (isa<Constant>(V))
       return V;
-    auto *Load = B.CreateLoad(T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
-                              V->getName());
+    auto *Load = B.CreateLoad(
+        T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
+        V->getName());
     markWith(Load, StaticReadMD);
     return Load;
   }
@@ -436,7 +439,8 @@ Value *Unzipper::emitRecomputed(
     return B.CreateGEP(B.getInt8Ty(), Emit(Base), Emit(Offset));
   }
   if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
-    const ArrayLoop *AL = &Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()))->second;
+    const ArrayLoop *AL =
+        &Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()))->second;
     Value *K = B.CreateZExtOrTrunc(Counters.lookup(AL), T);
     return B.CreateAdd(Emit(AR->getStart()),
                        B.CreateMul(K, Emit(AR->getStepRecurrence(*SE))));
@@ -506,12 +510,14 @@ bool Unzipper::planTape() {
   for (auto &[L, AL] : Layout.ArrayLoops)
     for (BasicBlock *X : {L->getLoopPreheader(), L->getExitBlock()}) {
       TapeSlot Base = addStored(*X, {RecordStore::LoopBase, nullptr, &AL}, Ptr);
-      TapeSlot Count = addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
+      TapeSlot Count =
+          addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
       Layout.LoopEntries[{X, &AL}] = {Base, Count};
     }
   for (BasicBlock &BB : Jvp) {
     // The header of an array loop knows its predecessor from the count.
-    if (size_t N = predecessorsInLayoutOrder(BB).size(); N > 1 && !isArrayHeader(&BB))
+    if (size_t N = predecessorsInLayoutOrder(BB).size();
+        N > 1 && !isArrayHeader(&BB))
       Layout.PredIndex[&BB] =
           addStored(BB, {RecordStore::PredIndex}, predIndexType(Ctx, N));
     for (Instruction &I : BB) {
@@ -580,7 +586,8 @@ bool Unzipper::planTape() {
         Marked = true;
       }
       uint64_t Offset =
-          DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields))->getSizeInBytes();
+          DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields))
+              ->getSizeInBytes();
       if (uint64_t Pad = (Align - Offset % Align) % Align)
         Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
       Type *T = AI->getAllocatedType();
@@ -613,7 +620,8 @@ Function *Unzipper::declareFwd() {
                                                       : Primal.getReturnType();
   auto *FT = FunctionType::get(RetTy, Params, false);
   return Function::Create(FT, GlobalValue::InternalLinkage,
-                          derivedName(Primal, "fwd", Info.Act), Jvp.getParent());
+                          derivedName(Primal, "fwd", Info.Act),
+                          Jvp.getParent());
 }
 
 void Unzipper::buildFwd(Function *Fwd) {
@@ -641,7 +649,9 @@ void Unzipper::buildFwd(Function *Fwd) {
   copyPrimalAttributes(*Fwd, Primal, Primal.arg_size(), /*WritesTape=*/true);
   Fwd->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
-  auto FwdBlock = [&](BasicBlock *BB) { return cast<BasicBlock>(VMap.lookup(BB)); };
+  auto FwdBlock = [&](BasicBlock *BB) {
+    return cast<BasicBlock>(VMap.lookup(BB));
+  };
   LLVMContext &Ctx = Fwd->getContext();
   Type *I64 = Type::getInt64Ty(Ctx);
 
@@ -652,7 +662,8 @@ void Unzipper::buildFwd(Function *Fwd) {
     if (isa<Argument>(V))
       B.SetInsertPoint(&*Fwd->getEntryBlock().getFirstInsertionPt());
     else if (isa<PHINode>(Mapped))
-      B.SetInsertPoint(&*cast<Instruction>(Mapped)->getParent()->getFirstInsertionPt());
+      B.SetInsertPoint(
+          &*cast<Instruction>(Mapped)->getParent()->getFirstInsertionPt());
     else
       B.SetInsertPoint(cast<Instruction>(Mapped)->getNextNode());
     B.CreateStore(Mapped, staticField(B, TapePtr, Field));
@@ -674,7 +685,8 @@ void Unzipper::buildFwd(Function *Fwd) {
     auto *Idx = PHINode::Create(IdxTy, Preds.size(), "pred.idx");
     Idx->insertBefore(FwdBB->getFirstNonPHIIt());
     for (BasicBlock *P : predecessors(FwdBB))
-      Idx->addIncoming(ConstantInt::get(IdxTy, llvm::find(Preds, P) - Preds.begin()), P);
+      Idx->addIncoming(
+          ConstantInt::get(IdxTy, llvm::find(Preds, P) - Preds.begin()), P);
     PredIdx[BB] = Idx; // stored with the block's other record stores
   }
   // g.jvp(x, dx) becomes g.fwd(x, tape of g): a field of the static tape,
@@ -687,7 +699,8 @@ void Unzipper::buildFwd(Function *Fwd) {
     SmallVector<Value *, 8> Args = calleeArgs(*Call, /*Tangents=*/false);
     Value *CalleeTape;
     if (Layout.PushedCallees.count(JvpCall))
-      PushedCalleeTape[JvpCall] = CalleeTape = emitTapeCall(B, TapeOp::Push, U.Tape);
+      PushedCalleeTape[JvpCall] = CalleeTape =
+          emitTapeCall(B, TapeOp::Push, U.Tape);
     else
       CalleeTape = staticField(B, TapePtr, Slot.Field);
     Args.push_back(CalleeTape);
@@ -698,7 +711,8 @@ void Unzipper::buildFwd(Function *Fwd) {
       Call->replaceAllUsesWith(FwdCall);
     } else {
       for (User *Usr : make_early_inc_range(Call->users()))
-        if (auto *EV = dyn_cast<ExtractValueInst>(Usr); EV && EV->getIndices()[0] == 0) {
+        if (auto *EV = dyn_cast<ExtractValueInst>(Usr);
+            EV && EV->getIndices()[0] == 0) {
           EV->replaceAllUsesWith(FwdCall);
           EV->eraseFromParent();
         }
@@ -708,7 +722,8 @@ void Unzipper::buildFwd(Function *Fwd) {
   }
   // Array loops: the preheader pushes one record per iteration (after the
   // records its own callees pushed), the header counts iterations.
-  DenseMap<const ArrayLoop *, std::pair<Value *, Value *>> ArrayOf; // base, count
+  DenseMap<const ArrayLoop *, std::pair<Value *, Value *>>
+      ArrayOf; // base, count
   DenseMap<const ArrayLoop *, PHINode *> CounterOf;
   for (auto &[L, AL] : Layout.ArrayLoops) {
     BasicBlock *PH = FwdBlock(L->getLoopPreheader());
@@ -756,7 +771,8 @@ void Unzipper::buildFwd(Function *Fwd) {
     if (R.Array) {
       for (const RecordStore &S : R.Stores) {
         IRBuilder<> B(FwdBlock(S.Block)->getTerminator());
-        Value *Rec = arrayElement(B, ArrayOf[R.Array].first, R.Ty, CounterOf[R.Array]);
+        Value *Rec =
+            arrayElement(B, ArrayOf[R.Array].first, R.Ty, CounterOf[R.Array]);
         B.CreateStore(StoredValue(S), B.CreateStructGEP(R.Ty, Rec, S.Field));
       }
       continue;
@@ -800,10 +816,9 @@ Function *Unzipper::declareLin() {
   Type *RetTy = isDifferentiableType(Primal.getReturnType())
                     ? Primal.getReturnType()
                     : Type::getVoidTy(Ctx);
-  Function *Lin = Function::Create(FunctionType::get(RetTy, Params, false),
-                                   GlobalValue::InternalLinkage,
-                                   derivedName(Primal, "lin", Info.Act),
-                                   Jvp.getParent());
+  Function *Lin = Function::Create(
+      FunctionType::get(RetTy, Params, false), GlobalValue::InternalLinkage,
+      derivedName(Primal, "lin", Info.Act), Jvp.getParent());
   tagDerived(*Lin, DerivedKind::Lin, Primal, Info.Act);
   return Lin;
 }
@@ -843,7 +858,8 @@ void Unzipper::buildLin(Function *Lin) {
       return V;
     if (Value *L = Map.lookup(V))
       return L;
-    if (auto R = Layout.Recomputed.find({JvpBB, V}); R != Layout.Recomputed.end()) {
+    if (auto R = Layout.Recomputed.find({JvpBB, V});
+        R != Layout.Recomputed.end()) {
       Value *&Read = LocalReads[{JvpBB, V}];
       if (!Read)
         Read = emitRecomputed(B, R->second, TapePtr, CounterOf);
@@ -891,16 +907,18 @@ void Unzipper::buildLin(Function *Lin) {
     if (isArrayHeader(BB)) {
       const ArrayLoop *AL = arrayLoopOf(BB);
       PHINode *K = B.CreatePHI(I64, 2, "iteration");
-      markCounter(K, AL->Id, Layout.Records.count(BB)
-                                 ? Layout.Records[BB].Ty
-                                 : StructType::get(Ctx));
+      markCounter(K, AL->Id,
+                  Layout.Records.count(BB) ? Layout.Records[BB].Ty
+                                           : StructType::get(Ctx));
       CounterOf[AL] = K;
     }
     Record = nullptr;
-    if (auto It = Layout.Records.find(recordKey(BB)); It != Layout.Records.end()) {
+    if (auto It = Layout.Records.find(recordKey(BB));
+        It != Layout.Records.end()) {
       BlockRecord &R = It->second;
       if (R.Array)
-        Record = arrayElement(B, ArrayOf[R.Array].first, R.Ty, CounterOf[R.Array]);
+        Record =
+            arrayElement(B, ArrayOf[R.Array].first, R.Ty, CounterOf[R.Array]);
       else
         Record = emitTapeCall(B, TapeOp::Read, R.Ty);
     }
@@ -909,8 +927,11 @@ void Unzipper::buildLin(Function *Lin) {
       if (It == Layout.LoopEntries.end())
         continue;
       bool IsExit = L->getExitBlock() == BB;
-      auto *Base = B.CreateLoad(Ptr, slotAddress(B, It->second.first, TapePtr, Record), "array");
-      auto *Count = B.CreateLoad(I64, slotAddress(B, It->second.second, TapePtr, Record), "iterations");
+      auto *Base = B.CreateLoad(
+          Ptr, slotAddress(B, It->second.first, TapePtr, Record), "array");
+      auto *Count =
+          B.CreateLoad(I64, slotAddress(B, It->second.second, TapePtr, Record),
+                       "iterations");
       markLoopEntry(Base, Count, AL.Id, IsExit);
       if (L->getLoopPreheader() == BB)
         ArrayOf[&AL] = {Base, Count};
@@ -925,7 +946,8 @@ void Unzipper::buildLin(Function *Lin) {
       if (isa<PHINode>(I) || ReturnPacking.count(&I))
         continue;
       auto *Call = dyn_cast<CallBase>(&I);
-      if (auto CT = Call ? Layout.CalleeTapes.find(Call) : Layout.CalleeTapes.end();
+      if (auto CT =
+              Call ? Layout.CalleeTapes.find(Call) : Layout.CalleeTapes.end();
           CT != Layout.CalleeTapes.end()) {
         // g.jvp(x, dx) becomes g.lin(tape of g, dx).
         const Unzipped &U = Layout.Callees[Call];
@@ -953,7 +975,8 @@ void Unzipper::buildLin(Function *Lin) {
         for (Use &U : C->operands())
           U.set(Operand(B, U.get()));
         C->setDebugLoc(DebugLoc());
-        C->setMetadata(LLVMContext::MD_DIAssignID, nullptr); // f.lin has no debug info
+        C->setMetadata(LLVMContext::MD_DIAssignID,
+                       nullptr); // f.lin has no debug info
         B.Insert(C, I.getName());
         Map[&I] = C;
         continue;
@@ -969,8 +992,10 @@ void Unzipper::buildLin(Function *Lin) {
           // The last iteration is the count-th.
           const ArrayLoop *AL = arrayLoopOf(BB);
           PHINode *K = CounterOf[AL];
-          Value *Next = B.CreateAdd(K, ConstantInt::get(I64, 1), "iteration.next");
-          K->addIncoming(ConstantInt::get(I64, 0), BlockMap[AL->L->getLoopPreheader()]);
+          Value *Next =
+              B.CreateAdd(K, ConstantInt::get(I64, 1), "iteration.next");
+          K->addIncoming(ConstantInt::get(I64, 0),
+                         BlockMap[AL->L->getLoopPreheader()]);
           K->addIncoming(Next, BlockMap[BB]);
           Value *Done = B.CreateICmpEQ(Next, ArrayOf[AL].second, "done");
           B.CreateCondBr(Done, BlockMap[AL->L->getExitBlock()],
@@ -983,9 +1008,9 @@ void Unzipper::buildLin(Function *Lin) {
           B.CreateBr(BlockMap[Br->getSuccessor(0)]);
         }
       } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
-        SwitchInst *LS = B.CreateSwitch(Operand(B, Sw->getCondition()),
-                                        BlockMap[Sw->getDefaultDest()],
-                                        Sw->getNumCases());
+        SwitchInst *LS =
+            B.CreateSwitch(Operand(B, Sw->getCondition()),
+                           BlockMap[Sw->getDefaultDest()], Sw->getNumCases());
         for (auto &Case : Sw->cases())
           LS->addCase(Case.getCaseValue(), BlockMap[Case.getCaseSuccessor()]);
       } else if (isa<UnreachableInst>(I)) {
@@ -1013,10 +1038,10 @@ std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
   Function *Fwd = findDerived(M, *Info->Primal, DerivedKind::Fwd, Info->Act);
   Function *Lin = findDerived(M, *Info->Primal, DerivedKind::Lin, Info->Act);
   if (Fwd && Lin)
-    return Unzipped{Fwd, Lin,
-                    StructType::getTypeByName(
-                        M.getContext(),
-                        derivedName(*Info->Primal, "tape", Info->Act))};
+    return Unzipped{
+        Fwd, Lin,
+        StructType::getTypeByName(
+            M.getContext(), derivedName(*Info->Primal, "tape", Info->Act))};
   Unzipper U(Jvp, D);
   return U.run();
 }

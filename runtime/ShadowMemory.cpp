@@ -9,8 +9,8 @@
 //    it into the free of the shadow.
 //
 //===----------------------------------------------------------------------===//
-#include "ad_runtime.h"
 #include "RuntimeState.h"
+#include "ad_runtime.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +40,15 @@ template <typename T> static void moveAdjoint(T *Dst, T *Src, size_t Bytes) {
   __ad_free(Taken);
 }
 
-extern "C" void __ad_memcpy_adjoint_f64(double *Dst, double *Src, size_t Bytes) {
+extern "C" void __ad_memcpy_adjoint_f64(double *Dst, double *Src,
+                                        size_t Bytes) {
   copyAdjoint(Dst, Src, Bytes);
 }
 extern "C" void __ad_memcpy_adjoint_f32(float *Dst, float *Src, size_t Bytes) {
   copyAdjoint(Dst, Src, Bytes);
 }
-extern "C" void __ad_memmove_adjoint_f64(double *Dst, double *Src, size_t Bytes) {
+extern "C" void __ad_memmove_adjoint_f64(double *Dst, double *Src,
+                                         size_t Bytes) {
   moveAdjoint(Dst, Src, Bytes);
 }
 extern "C" void __ad_memmove_adjoint_f32(float *Dst, float *Src, size_t Bytes) {

@@ -255,7 +255,8 @@ extern "C" void *__ad_tape_pop(size_t Bytes) {
   return popSlow(Bytes);
 }
 
-//===--- Reading forwards --------------------------------------------------===//
+//===--- Reading forwards
+//--------------------------------------------------===//
 //
 // f.lin, the linear map in its taped form, reads loop records in the order
 // f.fwd pushed them. A record never straddles chunks, so the reader moves to
@@ -274,7 +275,8 @@ extern "C" void __ad_tape_seek(void *Mark) {
   TapeChunk *C = S.Current;
   // The mark's chunk is at or below the current one; an empty tape (no
   // chunk yet when the mark was taken) reads from the bottom.
-  while (C && !(Mark && (char *)Mark >= C->Data && (char *)Mark <= C->Data + C->Size))
+  while (C && !(Mark && (char *)Mark >= C->Data &&
+                (char *)Mark <= C->Data + C->Size))
     C = C->Prev;
   if (!C) {
     for (C = S.Current; C && C->Prev; C = C->Prev)
