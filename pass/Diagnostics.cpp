@@ -63,11 +63,4 @@ void Diagnostics::internalError(const Instruction *I, const Twine &Msg) {
   emit(Request, Full);
 }
 
-std::string describeLocation(const Instruction &I) {
-  const DebugLoc &DL = I.getDebugLoc();
-  if (!DL)
-    return "";
-  return (DL->getFilename() + ":" + Twine(DL.getLine())).str();
-}
-
 } // namespace ad

@@ -29,7 +29,6 @@ public:
   /// The marker call being lowered; errors found deeper add a note that
   /// points back at it. Null under opt's stage passes without a marker.
   void setRequest(const llvm::Instruction *Marker) { Request = Marker; }
-  const llvm::Instruction *request() const { return Request; }
 
   /// An error about the request itself (arguments, return type, callee).
   void errorAtRequest(const llvm::Twine &Msg);
@@ -47,10 +46,6 @@ private:
   const llvm::Instruction *Request = nullptr;
   unsigned NumErrors = 0;
 };
-
-/// "'sin' (math.c:12)" style description of where an instruction is, for
-/// messages that must name a line; empty without debug info.
-std::string describeLocation(const llvm::Instruction &I);
 
 } // namespace ad
 

@@ -217,11 +217,4 @@ bool isKnownInactiveFunction(StringRef Name) {
   return Inactive.contains(Name);
 }
 
-std::vector<std::string> listJvpRuleNames() {
-  std::vector<std::string> Names;
-  for (const JvpRule &R : Rules)
-    Names.push_back(R.Name);
-  return Names;
-}
-
 } // namespace ad

@@ -116,10 +116,6 @@ const JvpRule *findJvpRule(const llvm::Instruction &I,
 /// integer-valued math): calls of them stay primal code.
 bool isKnownInactiveFunction(llvm::StringRef Name);
 
-/// Names of all functions and intrinsics with a rule (for documentation and
-/// error messages).
-std::vector<std::string> listJvpRuleNames();
-
 } // namespace ad
 
 #endif
