@@ -92,6 +92,35 @@ bool isDeallocationCall(const Value *V) {
   return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"});
 }
 
+/// Whether a pointer with a shadow is stored into \p AI (or into an
+/// address computed from it).
+static bool
+storesShadowedPointer(const AllocaInst &AI,
+                      const SmallPtrSetImpl<const Value *> &Shadowed) {
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 8> Seen{&AI};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getPointerOperand() == V &&
+            Shadowed.count(SI->getValueOperand()))
+          return true;
+      } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
+        Work.push_back(U);
+      } else if (auto *CB = dyn_cast<CallBase>(U)) {
+        // A callee can only store there pointers it is given (globals have
+        // no shadow): one with a shadow among the other arguments.
+        if (llvm::any_of(CB->args(), [&](const Use &Arg) {
+              return Arg.get() != V && Shadowed.count(Arg.get());
+            }))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
 /// Whether pointer-producing \p I (an address computation or a choice
 /// between addresses) takes the shadow of its pointer operands.
 static bool derivesAddress(const Instruction &I) {
@@ -121,9 +150,13 @@ ActivityInfo computeActivity(const Function &F, const Activity &A) {
       if (I.getType()->isPointerTy()) {
         if (auto *AI = dyn_cast<AllocaInst>(&I)) {
           // Memory that can hold derivatives, or pointers to such memory
-          // (a closure capturing by reference, a struct of pointers).
+          // (a closure capturing by reference, a struct of pointers) once a
+          // pointer with a shadow is stored there. A local holding only
+          // pointers into inactive memory (an iterator over AD_CONST data)
+          // has no shadow.
           if (containsFloatingPoint(AI->getAllocatedType()) ||
-              containsPointer(AI->getAllocatedType()))
+              (containsPointer(AI->getAllocatedType()) &&
+               storesShadowedPointer(*AI, Info.Shadowed)))
             Mark(Info.Shadowed, &I);
         } else if (isAllocationCall(&I)) {
           Mark(Info.Shadowed, &I);

@@ -63,6 +63,12 @@ private:
   /// Memory the function may read as constant data: read-only globals and
   /// AD_CONST arguments.
   bool isInactiveMemory(const llvm::Value *P) const;
+  bool
+  isInactiveMemory(const llvm::Value *P,
+                   llvm::SmallPtrSetImpl<const llvm::Value *> &Visited) const;
+  bool storedPointersAreInactive(
+      const llvm::AllocaInst &AI,
+      llvm::SmallPtrSetImpl<const llvm::Value *> &Visited) const;
 
   llvm::Function &Src;
   llvm::Function &Primal;

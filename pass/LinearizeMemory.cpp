@@ -54,27 +54,94 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
 }
 
 bool Linearizer::isInactiveMemory(const Value *P) const {
-  const Value *Obj = getUnderlyingObject(P);
-  // Memory reached through a pointer kept in inactive memory is inactive
-  // too (the storage of an AD_CONST std::vector, say).
-  if (auto *LI = dyn_cast<LoadInst>(Obj))
-    return !isShadowed(LI->getPointerOperand()) &&
-           isInactiveMemory(LI->getPointerOperand());
-  // ... and so is memory reached through a pointer a call returns when it
-  // was only given inactive memory (x[i] of an AD_CONST vector at -O0).
-  if (auto *CB = dyn_cast<CallBase>(Obj))
-    return !isShadowed(CB) && llvm::all_of(CB->args(), [&](const Use &U) {
-      return !U->getType()->isPointerTy() ||
-             (!isShadowed(U.get()) && isInactiveMemory(U.get()));
-    });
-  // Globals have no shadow: storing an active value into one is an error
-  // (linearizeStore), so whatever a global holds carries no derivative.
-  if (isa<GlobalVariable>(Obj))
+  SmallPtrSet<const Value *, 8> Visited;
+  return isInactiveMemory(P, Visited);
+}
+
+bool Linearizer::isInactiveMemory(
+    const Value *P, SmallPtrSetImpl<const Value *> &Visited) const {
+  if (!Visited.insert(P).second)
+    return true; // a cycle through PHIs: the other inputs decide
+  SmallVector<const Value *, 4> Objects;
+  getUnderlyingObjects(P, Objects, /*LI=*/nullptr, /*MaxLookup=*/0);
+  return llvm::all_of(Objects, [&](const Value *Obj) {
+    // Globals have no shadow: storing an active value into one is an
+    // error (linearizeStore), so whatever a global holds carries no
+    // derivative.
+    if (isa<GlobalVariable>(Obj))
+      return true;
+    if (auto *A = dyn_cast<Argument>(Obj))
+      return A->getArgNo() < Src.arg_size() &&
+             Act.role(A->getArgNo()) == ArgRole::Const;
+    // A local without a shadow that holds only pointers into inactive
+    // memory (an iterator over AD_CONST data, passed to its operators).
+    if (auto *AI = dyn_cast<AllocaInst>(Obj))
+      return !isShadowed(AI) &&
+             !containsFloatingPoint(AI->getAllocatedType()) &&
+             storedPointersAreInactive(*AI, Visited);
+    // Memory reached through a pointer kept in inactive memory is inactive
+    // too (the storage of an AD_CONST std::vector), and so is memory
+    // reached through a pointer kept in a local without a shadow, if every
+    // pointer stored there is (an iterator over AD_CONST data).
+    if (auto *LI = dyn_cast<LoadInst>(Obj)) {
+      const Value *From = LI->getPointerOperand();
+      if (isShadowed(From))
+        return false;
+      if (auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(From)))
+        return storedPointersAreInactive(*AI, Visited);
+      return isInactiveMemory(From, Visited);
+    }
+    // ... and memory reached through a pointer a call returns when it was
+    // only given inactive memory (x[i] of an AD_CONST vector at -O0).
+    if (auto *CB = dyn_cast<CallBase>(Obj))
+      return !isShadowed(CB) && llvm::all_of(CB->args(), [&](const Use &U) {
+        return !U->getType()->isPointerTy() ||
+               (!isShadowed(U.get()) && isInactiveMemory(U.get(), Visited));
+      });
+    return false;
+  });
+}
+
+bool Linearizer::storedPointersAreInactive(
+    const AllocaInst &AI, SmallPtrSetImpl<const Value *> &Visited) const {
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 8> Seen{&AI};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getPointerOperand() == V &&
+            SI->getValueOperand()->getType()->isPointerTy() &&
+            !isInactiveMemory(SI->getValueOperand(), Visited))
+          return false;
+      } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
+        Work.push_back(U);
+      } else if (auto *CB = dyn_cast<CallBase>(U)) {
+        // A callee can only store pointers it is given (or globals).
+        if (!llvm::all_of(CB->args(), [&](const Use &Arg) {
+              return Arg.get() == V || !Arg->getType()->isPointerTy() ||
+                     (!isShadowed(Arg.get()) &&
+                      isInactiveMemory(Arg.get(), Visited));
+            }))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Constants (functions, vtables) and locals that hold neither floating-point
+/// data nor pointers: no tangent is ever loaded through them.
+static bool pointsToNonDifferentiableData(const Value *V) {
+  if (isa<Constant>(V))
     return true;
-  if (auto *A = dyn_cast<Argument>(Obj))
-    return A->getArgNo() < Src.arg_size() &&
-           Act.role(A->getArgNo()) == ArgRole::Const;
-  return false;
+  SmallVector<const Value *, 4> Objects;
+  getUnderlyingObjects(V, Objects, /*LI=*/nullptr, /*MaxLookup=*/0);
+  return llvm::all_of(Objects, [](const Value *Obj) {
+    auto *AI = dyn_cast<AllocaInst>(Obj);
+    return AI && !containsFloatingPoint(AI->getAllocatedType()) &&
+           !containsPointer(AI->getAllocatedType());
+  });
 }
 
 void Linearizer::createShadowPhis() {
@@ -201,9 +268,15 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     return;
   }
   if (T->isPointerTy()) {
-    // The shadow memory keeps the stored pointer's shadow; a pointer without
-    // one (to constant data, to a function) gets null, so that using it as
-    // active memory faults rather than reads or writes the primal data.
+    // The shadow memory keeps the stored pointer's shadow. A pointer that
+    // never leads to a tangent (a function, a vtable, an int local) gets
+    // null. Any other pointer without a shadow would make the memory hold
+    // a mix the pass cannot tell apart.
+    if (!isShadowed(V) && !pointsToNonDifferentiableData(V))
+      return fail(SI, "cannot differentiate: a pointer to memory without "
+                      "derivatives is stored where pointers to memory with "
+                      "derivatives are kept (not supported yet; pass that "
+                      "memory with a shadow instead of AD_CONST)");
     Value *S = shadowOf(P, SI);
     Value *SV = isShadowed(V) ? shadowOf(V, SI)
                               : ConstantPointerNull::get(cast<PointerType>(T));

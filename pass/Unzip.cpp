@@ -728,8 +728,13 @@ void Unzipper::buildFwd(Function *Fwd) {
   for (auto &[L, AL] : Layout.ArrayLoops) {
     BasicBlock *PH = FwdBlock(L->getLoopPreheader());
     IRBuilder<> B(PH->getTerminator());
-    Value *Count = B.CreateAdd(VMap.lookup(AL.BackedgeCount),
-                               ConstantInt::get(I64, 1), "iterations");
+    // A constant trip count expands to a constant, which VMap does not map.
+    Value *Backedges =
+        isa<Constant>(AL.BackedgeCount)
+            ? AL.BackedgeCount
+            : static_cast<Value *>(VMap.lookup(AL.BackedgeCount));
+    Value *Count =
+        B.CreateAdd(Backedges, ConstantInt::get(I64, 1), "iterations");
     BasicBlock *Key = L->getHeader();
     auto RecIt = Layout.Records.find(Key);
     Value *Base = ConstantPointerNull::get(PointerType::getUnqual(Ctx));

@@ -6,11 +6,14 @@
 //  * vector shuffles, including the broadcast clang emits for scalar * vector
 //    (no transpose rule);
 //  * stores with debug-info assignment tracking (-g -O2: invalid IR);
-//  * reading a mutable global that the function does not write (inactive).
+//  * reading a mutable global that the function does not write (inactive);
+//  * loops with a constant trip count (plugin crash at -O1 and above);
+//  * a pointer walking over AD_CONST memory (wrong "unknown memory" error).
 // RUN: %adcc -O0 -g %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
 // RUN: %adcc -O3 -g %s -o %t.O3g %adlibs && %t.O3g
+// RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
 #include "ad.h"
 #include "adcheck.h"
 
@@ -37,6 +40,27 @@ double stored_locals(const double *x, int n) {
 
 double scale = 3.0; // mutable, read only
 double reads_global(double x) { return scale * x * x; }
+
+double constant_trip(double x) {
+  double s = 0;
+  for (int i = 0; i < 1000; i++)
+    s += s * x * 1e-3 + 1;
+  return s;
+}
+
+double five_cubes(const double *a) {
+  double s = 0;
+  for (int i = 0; i < 5; i++)
+    s += a[i] * a[i] * a[i];
+  return s;
+}
+
+double walk_const(double k, const double *x, int n) {
+  double s = 0;
+  for (const double *p = x; p != x + n; p++)
+    s += k * *p;
+  return s;
+}
 
 typedef struct { double dx, ds; } grad_xs;
 grad_xs __ad_gradient_xs(void *fn, ...) AD_MARKER;
@@ -68,5 +92,15 @@ int main(void) {
 
   volatile double vx = 0.7;
   ad_check("reads_global", __ad_gradient(reads_global, vx), 2 * scale * vx, 1e-12, 0);
+  volatile double vc = 0.5;
+  double xc = vc;
+  ad_check("constant trip count", __ad_gradient(constant_trip, xc),
+           AD_FD(xc, constant_trip(xc)), 1e-6, 0);
+  double a5[5] = {1, 2, 3, 4, 5}, da5[5] = {0};
+  __ad_gradient(five_cubes, a5, da5);
+  for (int k = 0; k < 5; ++k)
+    ad_check(ad_fmt("five_cubes d/da%d", k), da5[k], 3 * a5[k] * a5[k], 1e-12, 0);
+  ad_check("walk over AD_CONST memory", __ad_gradient(walk_const, xc, AD_CONST, a5, 3),
+           1 + 2 + 3, 1e-12, 0);
   return ad_finish();
 }
