@@ -123,6 +123,15 @@ Function *Differentiator::getRev(Function &Lin) {
   return transpose(Lin, *this);
 }
 
+bool Differentiator::verifyIR(Function &F) { return checkValidIR(F, Diags); }
+
+bool Differentiator::verifyCallers(ArrayRef<Function *> Callers) {
+  bool Ok = true;
+  for (Function *F : Callers)
+    Ok &= checkValidIR(*F, Diags);
+  return Ok;
+}
+
 std::optional<std::pair<Unzipped, Function *>>
 Differentiator::getGradient(Function &F, const Activity &A,
                             const Instruction *CallSite) {

@@ -73,6 +73,11 @@ public:
   void simplify(llvm::Function &F);
   /// Runs the linearity verifier when enabled (always for the ad pass).
   bool verifyLinearity(llvm::Function &F);
+  /// LLVM's verifier on a completed generated function.
+  bool verifyIR(llvm::Function &F);
+  /// LLVM's verifier on functions whose markers were replaced: invalid IR
+  /// must never reach code generation.
+  bool verifyCallers(llvm::ArrayRef<llvm::Function *> Callers);
 
 private:
   llvm::Module &M;

@@ -5,6 +5,7 @@
 #include "Differentiator.h"
 #include "Linearize.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/IRBuilder.h"
@@ -421,6 +422,9 @@ bool lowerMarkers(Module &M, Differentiator &D) {
   SmallVector<CallBase *, 8> Markers = findMarkers(M);
   if (Markers.empty())
     return false;
+  SmallSetVector<Function *, 8> Callers;
+  for (CallBase *Marker : Markers)
+    Callers.insert(Marker->getFunction());
   for (CallBase *Marker : Markers) {
     if (auto *II = dyn_cast<InvokeInst>(Marker))
       Marker = changeToCall(II);
@@ -443,6 +447,7 @@ bool lowerMarkers(Module &M, Differentiator &D) {
       GV->eraseFromParent();
   CustomRules::eraseRegistrations(M);
   eraseUnusedGenerated(M);
+  D.verifyCallers(Callers.getArrayRef());
   return true;
 }
 

@@ -472,6 +472,8 @@ Function *Transposer::run() {
   DominatorTree DT(*Rev);
   PromoteMemToReg(Allocas, DT);
   D.simplify(*Rev);
+  if (!D.verifyIR(*Rev))
+    return nullptr;
   ++NumTransposed;
   return Rev;
 }
