@@ -77,6 +77,14 @@ private:
   DenseMap<unsigned, ReversedLoop> Loops;
   DenseMap<BasicBlock *, unsigned> LoopOfHeader, LoopOfPreheader;
   DenseMap<Value *, Value *> Local; // materialized in the current block
+  /// Linear values of the current block used only by its other (non-PHI)
+  /// instructions: their uses are all transposed before their definition
+  /// in the reversed block, so their cotangents stay SSA values instead of
+  /// going through stack slots (which straight-line code of thousands of
+  /// statements would make quadratic in PromoteMemToReg).
+  SmallPtrSet<Value *, 32> BlockLocal;
+  DenseMap<Value *, Value *> BlockLocalCt;
+  Value *ReturnedValue = nullptr;
   bool Failed = false;
 };
 
@@ -157,6 +165,15 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
                             bool Negate) {
   if (isa<Constant>(LinValue))
     return; // a linear zero
+  if (BlockLocal.count(LinValue)) {
+    // -0.0 + C is C and -0.0 - C is -C: the first contribution needs no add.
+    Value *&Acc = BlockLocalCt[LinValue];
+    Acc = Acc ? addCotangents(B, Acc, C, Negate)
+              : (Negate
+                     ? addCotangents(B, additiveIdentity(C->getType()), C, true)
+                     : C);
+    return;
+  }
   AllocaInst *S = slot(LinValue);
   Value *Old = B.CreateLoad(S->getAllocatedType(), S);
   B.CreateStore(addCotangents(B, Old, C, Negate), S);
@@ -165,6 +182,11 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
 /// Reads the cotangent of \p LinValue and resets it: a value defined again
 /// (in a later reverse iteration) starts from zero.
 Value *Transposer::takeCotangent(IRBuilder<> &B, Value *LinValue) {
+  if (BlockLocal.count(LinValue)) {
+    Value *Ct = BlockLocalCt.lookup(LinValue);
+    BlockLocalCt.erase(LinValue);
+    return Ct ? Ct : additiveIdentity(LinValue->getType());
+  }
   AllocaInst *S = slot(LinValue);
   Value *Ct =
       B.CreateLoad(S->getAllocatedType(), S, LinValue->getName() + ".ct");
@@ -288,6 +310,15 @@ bool Transposer::findArrayLoops() {
 bool Transposer::transposeBlock(BasicBlock &BB) {
   IRBuilder<> B(RevBlock[&BB]);
   Local.clear();
+  BlockLocal.clear();
+  BlockLocalCt.clear();
+  for (Instruction &I : BB)
+    if (isLinear(&I) && !isa<PHINode>(I) && &I != ReturnedValue &&
+        !I.getType()->isVoidTy() && llvm::all_of(I.users(), [&](User *U) {
+          auto *UI = cast<Instruction>(U);
+          return UI->getParent() == &BB && !isa<PHINode>(UI);
+        }))
+      BlockLocal.insert(&I);
   // The record this block pushed comes off the tape first; then, for a
   // preheader, the array of the loop it entered (pushed just before).
   for (Instruction &I : BB)
@@ -458,6 +489,7 @@ Function *Transposer::run() {
     return nullptr;
 
   if (Value *DY = Returns[0]->getReturnValue()) {
+    ReturnedValue = DY;
     IRBuilder<> B(EntryBr);
     accumulate(B, DY, Rev->getArg(1), false);
   }
