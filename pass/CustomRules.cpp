@@ -243,6 +243,7 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   for (unsigned K = 0; K < F.arg_size(); ++K)
     Args.push_back(J->getArg(K));
   CallInst *Y = B.CreateCall(&F, Args, "y");
+  Y->setCallingConv(F.getCallingConv());
   if (J->getSubprogram())
     Y->setDebugLoc(DILocation::get(
         J->getContext(), J->getSubprogram()->getLine(), 0, J->getSubprogram()));

@@ -61,6 +61,9 @@ void copyPrimalAttributes(Function &Derived, const Function &Primal,
       AttributeList::get(Ctx, PA.getFnAttrs(), RetAttrs, Params));
   Derived.removeFnAttr(Attribute::OptimizeNone);
   Derived.removeFnAttr(Attribute::NoInline);
+  // Cloning copies the primal's calling convention (fastcc for internal
+  // functions after GlobalOpt); our calls of derived functions use C's.
+  Derived.setCallingConv(CallingConv::C);
   if (WritesTape) {
     // f.fwd writes its tape and pushes records on the runtime's tape, which
     // allocates: none of the primal's promises about memory hold.

@@ -82,6 +82,7 @@ Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
     B.CreateCondBr(B.CreateICmpEQ(D->getArg(0), T), Call, Next);
     IRBuilder<> CB(Call);
     CallInst *R = CB.CreateCall(T, Args);
+    R->setCallingConv(T->getCallingConv());
     if (FT->getReturnType()->isVoidTy())
       CB.CreateRetVoid();
     else

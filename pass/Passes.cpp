@@ -5,11 +5,26 @@
 #include "LinearityVerifier.h"
 #include "MarkerLowering.h"
 
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
 
 using namespace llvm;
 
 namespace ad {
+
+static void keepCallChainsOutOfLine(Module &M) {
+  for (Function &F : M) {
+    if (F.isDeclaration() || !getDerivedInfo(F))
+      continue;
+    bool CallsDerived = llvm::any_of(instructions(F), [&](Instruction &I) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+      return Callee && Callee != &F && getDerivedInfo(*Callee);
+    });
+    if (CallsDerived)
+      F.addFnAttr(Attribute::NoInline);
+  }
+}
 
 PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
@@ -18,7 +33,12 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     return PreservedAnalyses::all();
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
     // Differentiate optimised code, then optimise the derivative (DESIGN §5):
-    // OptimizerEarly comes after the inliner, so run it once more.
+    // OptimizerEarly comes after the inliner, so run it once more. Derived
+    // functions that call other derived functions stay out of line: they
+    // are internal and called once, so the inliner would flatten a whole
+    // call chain into one huge function, and code generation is superlinear
+    // in function size. Leaves (the loops of a kernel) are still inlined.
+    keepCallChainsOutOfLine(M);
     MAM.invalidate(M, PreservedAnalyses::none());
     ModulePassManager MPM;
     MPM.addPass(PB->buildInlinerPipeline(Level, ThinOrFullLTOPhase::None));

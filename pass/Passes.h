@@ -23,7 +23,8 @@ class ADLowerPass : public llvm::PassInfoMixin<ADLowerPass> {
 public:
   /// With a PassBuilder (under clang at -O1 and above), the module is run
   /// through the inliner pipeline again after lowering, so that f.fwd/f.rev
-  /// are inlined into their callers and optimised with them.
+  /// are inlined into their callers and optimised with them (derived
+  /// functions that call derived functions stay out of line).
   explicit ADLowerPass(
       llvm::PassBuilder *PB = nullptr,
       llvm::OptimizationLevel Level = llvm::OptimizationLevel::O0)
