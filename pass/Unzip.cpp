@@ -41,6 +41,10 @@ SmallVector<BasicBlock *, 4> predecessorsInLayoutOrder(BasicBlock &BB) {
   return Ordered;
 }
 
+/// Callee tapes up to this size are fields of the caller's tape; larger
+/// ones are pushed on the runtime tape per call.
+static constexpr uint64_t MaxEmbeddedTapeBytes = 4096;
+
 static Type *predIndexType(LLVMContext &Ctx, unsigned NumPreds) {
   return NumPreds <= 256 ? Type::getInt8Ty(Ctx) : Type::getInt32Ty(Ctx);
 }
@@ -529,10 +533,14 @@ bool Unzipper::planTape() {
           return false;
         auto *CB = cast<CallBase>(&I);
         Layout.Callees[CB] = *U;
-        // Inside a loop, or when the callee is still being unzipped (a
-        // recursive call: its tape cannot be part of ours), the callee's
-        // tape is pushed for each call; our tape or record keeps its address.
-        if (recordKey(&BB) || U->Fwd->isDeclaration()) {
+        // Inside a loop, when the callee is still being unzipped (a
+        // recursive call: its tape cannot be part of ours), or when its tape
+        // is large (embedding tapes of a call tree makes ours as large as
+        // the tree: stack overflow), the callee's tape is pushed for each
+        // call; our tape or record keeps its address.
+        if (recordKey(&BB) || U->Fwd->isDeclaration() ||
+            Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
+                MaxEmbeddedTapeBytes) {
           Layout.PushedCallees.insert(CB);
           Layout.CalleeTapes[CB] =
               addStored(BB, {RecordStore::CalleeTape, CB}, Ptr);

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Compile-time scaling of ADPass. For each generated translation unit
+# (gen.py) and size N it times
+#
+#   clang-19 -O<L> -DAD_NO_PLUGIN -c prog.c                          (baseline)
+#   clang-19 -O<L> -fpass-plugin=build/pass/libADPass.so -Iinclude -c prog.c
+#
+# (wall time, median of CT_REPS runs), then links the plugin's object with
+# the runtime and runs it (gradient vs. central finite difference), and
+# prints one markdown table on stdout. Progress and provenance go to stderr.
+#
+#   bench/compile_time/run.sh                 everything (about 8 minutes)
+#   bench/compile_time/run.sh calls           only these configurations:
+#   bench/compile_time/run.sh straight-O2 straight-O0
+#
+# Environment:
+#   CC (clang-19), BUILD (<repo>/build), CT_REPS (3), CT_TIMEOUT (300 s per
+#   compile), CT_SLOW (20: a compile slower than this many seconds is timed
+#   once, not CT_REPS times), CT_CALLS_SIZES ("10 100 1000"),
+#   CT_STRAIGHT_O2_SIZES ("1000 2000 4000 10000 30000"),
+#   CT_STRAIGHT_O0_SIZES ("1000 2000 10000 30000").
+#
+# Sizes within one configuration run in increasing order. After a plugin
+# compile times out, larger sizes of that configuration skip the plugin
+# compile; they also skip it when the time extrapolated from the two previous
+# sizes (t * (N / N_prev)^p, p the measured growth exponent, at least 1)
+# exceeds CT_TIMEOUT. The baseline is still timed for such rows.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+build="${BUILD:-$repo/build}"
+cc="${CC:-clang-19}"
+plugin="$build/pass/libADPass.so"
+runtime="$build/runtime/libADRuntime.a"
+reps="${CT_REPS:-3}"
+tmo="${CT_TIMEOUT:-300}"
+slow="${CT_SLOW:-20}"
+
+if [[ ! -f "$plugin" || ! -f "$runtime" ]]; then
+  echo "run.sh: $plugin or $runtime is missing; build ADPass first (tools/build.sh)." >&2
+  exit 2
+fi
+command -v "$cc" >/dev/null || { echo "run.sh: compiler '$cc' not found (set CC)." >&2; exit 2; }
+command -v python3 >/dev/null || { echo "run.sh: python3 not found." >&2; exit 2; }
+
+configs=("$@")
+[[ ${#configs[@]} -eq 0 ]] && configs=(calls straight-O2 straight-O0)
+
+out="$(mktemp -d "${TMPDIR:-/tmp}/adpass-ct.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+
+start_all=$(date +%s)
+plugin_mtime=$(stat -c %Y "$plugin")
+{
+  echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc) CPUs," \
+    "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
+  echo "# $("$cc" --version | head -1); plugin $plugin" \
+    "($(date -u -r "$plugin" '+built %Y-%m-%d %H:%M UTC'))," \
+    "repo HEAD $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo "# reps $reps, timeout ${tmo}s per compile, single run above ${slow}s"
+} >&2
+
+# time_compile LOG OBJ ARGS... : runs one compile under timeout; prints the
+# wall time in seconds, or "timeout", or "fail".
+time_compile() {
+  local log="$1" obj="$2"; shift 2
+  local t0 t1 rc
+  t0=$(date +%s%N)
+  timeout "$tmo" "$cc" "$@" -c -o "$obj" >"$log" 2>&1
+  rc=$?
+  t1=$(date +%s%N)
+  if [[ $rc -eq 124 ]]; then echo timeout
+  elif [[ $rc -ne 0 ]]; then echo fail
+  else awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
+  fi
+}
+
+# measure LOG OBJ ARGS... : median over reps (one run if the first is slow).
+# Prints the median, or "timeout"/"fail".
+measure() {
+  local log="$1" obj="$2"; shift 2
+  local ts=() t i
+  t=$(time_compile "$log" "$obj" "$@")
+  [[ $t == timeout || $t == fail ]] && { echo "$t"; return; }
+  ts+=("$t")
+  if awk -v t="$t" -v s="$slow" 'BEGIN { exit !(t <= s) }'; then
+    for ((i = 1; i < reps; i++)); do
+      t=$(time_compile "$log" "$obj" "$@")
+      [[ $t == timeout || $t == fail ]] && { echo "$t"; return; }
+      ts+=("$t")
+    done
+  fi
+  printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END {
+    if (NR % 2) printf "%.3f", a[(NR + 1) / 2];
+    else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+echo "| case | -O | N | without plugin (s) | with plugin (s) | ratio | with plugin, ms per N | added by plugin, ms per N | gradient check |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|---|"
+
+failures=()
+for cfg in "${configs[@]}"; do
+  case "$cfg" in
+    calls) kind=calls; opt=2; sizes="${CT_CALLS_SIZES:-10 100 1000}" ;;
+    straight-O2) kind=straight; opt=2; sizes="${CT_STRAIGHT_O2_SIZES:-1000 2000 4000 10000 30000}" ;;
+    straight-O0) kind=straight; opt=0; sizes="${CT_STRAIGHT_O0_SIZES:-1000 2000 10000 30000}" ;;
+    *) echo "run.sh: unknown configuration '$cfg' (calls, straight-O2, straight-O0)" >&2; exit 2 ;;
+  esac
+  prev_n="" prev_t="" prev2_n="" prev2_t="" dead=""
+  for n in $sizes; do
+    src="$out/${kind}_$n.c"
+    python3 "$here/gen.py" "$kind" "$n" >"$src" || { echo "run.sh: gen.py failed" >&2; exit 2; }
+    tag="$kind -O$opt N=$n"
+    echo "# $tag: baseline ..." >&2
+    base=$(measure "$out/base.log" "$out/base.o" "-O$opt" -DAD_NO_PLUGIN "$src")
+    if [[ $base == fail ]]; then
+      failures+=("$tag: baseline compile failed: $(grep -m1 error "$out/base.log")")
+    fi
+    # Decide whether the plugin compile can finish within the timeout.
+    skip=""
+    if [[ -n $dead ]]; then
+      skip="skipped ($dead)"
+    elif [[ -n $prev_t ]]; then
+      pred=$(awk -v t="$prev_t" -v n="$n" -v pn="$prev_n" -v t2="$prev2_t" -v n2="$prev2_n" 'BEGIN {
+        p = 1; if (t2 != "" && t2 > 0) { q = log(t / t2) / log(pn / n2); if (q > p) p = q }
+        printf "%.0f", t * (n / pn) ^ p }')
+      if ((pred > tmo)); then
+        skip="skipped (extrapolated ~${pred} s > ${tmo} s)"
+      fi
+    fi
+    check=""
+    if [[ -n $skip ]]; then
+      with="$skip"
+    else
+      echo "# $tag: plugin ..." >&2
+      with=$(measure "$out/plugin.log" "$out/plugin.o" "-O$opt" "-fpass-plugin=$plugin" \
+        -I"$repo/include" "$src")
+      if [[ $with == timeout ]]; then
+        dead="N=$n timed out"
+        with="> $tmo (timeout)"
+        failures+=("$tag: the plugin compile timed out after $tmo s")
+      elif [[ $with == fail ]]; then
+        msg=$(grep -m1 -E 'error|Assertion|Stack dump|Segmentation' "$out/plugin.log")
+        failures+=("$tag: plugin compile failed: $msg")
+        with="FAIL (compile error)"
+        dead="N=$n failed"
+      else
+        prev2_n=$prev_n prev2_t=$prev_t prev_n=$n prev_t=$with
+        # Link the plugin's object and run it: gradient vs finite difference.
+        if "$cc" "$out/plugin.o" "$runtime" -lm -o "$out/prog" 2>"$out/link.log"; then
+          "$out/prog" >"$out/run.log" 2>&1
+          rc=$?
+          line=$(head -1 "$out/run.log")
+          echo "#   $line" >&2
+          err=$(sed -n 's/.*rel_err=\([^ ]*\).*/\1/p' <<<"$line")
+          if [[ $rc -eq 0 ]]; then check="ok (rel. err $err)"
+          elif ((rc > 128)); then
+            check="FAIL: crashed (signal $((rc - 128)))"
+            failures+=("$tag: the gradient program crashed with signal $((rc - 128))")
+          else
+            check="FAIL (rel. err $err)"
+            failures+=("$tag: gradient check failed: $line")
+          fi
+        else
+          check="FAIL: link error"
+          failures+=("$tag: link failed: $(head -1 "$out/link.log")")
+        fi
+      fi
+    fi
+    ratio="" perN="" addN=""
+    if [[ $base =~ ^[0-9.]+$ && $with =~ ^[0-9.]+$ ]]; then
+      ratio=$(awk -v a="$base" -v b="$with" 'BEGIN { printf "%.2f", b / a }')
+      perN=$(awk -v b="$with" -v n="$n" 'BEGIN { printf "%.3g", 1000 * b / n }')
+      addN=$(awk -v a="$base" -v b="$with" -v n="$n" 'BEGIN { printf "%.3g", 1000 * (b - a) / n }')
+    elif [[ $base =~ ^[0-9.]+$ && $with == ">"* ]]; then
+      ratio=$(awk -v a="$base" -v b="$tmo" 'BEGIN { printf "> %.0f", b / a }')
+    fi
+    echo "| $kind | $opt | $n | $base | $with | $ratio | $perN | $addN | $check |"
+  done
+done
+
+echo "# total $(($(date +%s) - start_all)) s" >&2
+if [[ $(stat -c %Y "$plugin") != "$plugin_mtime" ]]; then
+  failures+=("the plugin was rebuilt during the run: the rows do not all measure the same plugin")
+fi
+if [[ ${#failures[@]} -gt 0 ]]; then
+  echo >&2
+  echo "# failures:" >&2
+  printf '#   %s\n' "${failures[@]}" >&2
+  exit 1
+fi
