@@ -265,4 +265,45 @@ static inline int bench_wants_header(int argc, char **argv) {
   return 0;
 }
 
+
+/* The whole benchmark for a kernel `double f(const double *x, int n)` with
+ * gradient w.r.t. x and a hand-written gradient `void hand(x, g, n)`: the
+ * context, the three timed callables, and main. Inputs are drawn uniformly
+ * from [lo, hi] with the given seed. The ADPass call names f directly (a
+ * marker must). size_label is how the table prints n. */
+#define BENCH_VECTOR_GRADIENT(f, hand, label, size, size_label, seed0, lo, hi) \
+  typedef struct {                                                             \
+    int n;                                                                     \
+    double *x, *g_ad, *g_hand;                                                 \
+  } ctx_t;                                                                     \
+  static void run_primal(void *p) {                                            \
+    ctx_t *c = p;                                                              \
+    do_not_optimize_double(f(c->x, c->n));                                     \
+  }                                                                            \
+  static void run_ad(void *p) {                                                \
+    ctx_t *c = p;                                                              \
+    memset(c->g_ad, 0, (size_t)c->n * sizeof(double));                        \
+    __ad_gradient_void(f, c->x, c->g_ad, c->n);                                \
+    do_not_optimize(c->g_ad);                                                  \
+  }                                                                            \
+  static void run_hand(void *p) {                                              \
+    ctx_t *c = p;                                                              \
+    hand(c->x, c->g_hand, c->n);                                               \
+    do_not_optimize(c->g_hand);                                                \
+  }                                                                            \
+  int main(int argc, char **argv) {                                            \
+    if (bench_wants_header(argc, argv))                                        \
+      return 0;                                                                \
+    ctx_t c = {.n = bench_opaque_int(size)};                                   \
+    c.x = bench_alloc(c.n);                                                    \
+    c.g_ad = bench_alloc(c.n);                                                 \
+    c.g_hand = bench_alloc(c.n);                                               \
+    uint64_t seed = seed0;                                                     \
+    for (int i = 0; i < c.n; ++i)                                              \
+      c.x[i] = bench_uniform(&seed, lo, hi);                                   \
+    bench_spec s = {label, size_label, &c, run_primal, run_ad, run_hand,       \
+                    c.g_ad, c.g_hand, (size_t)c.n};                            \
+    return bench_row(&s);                                                      \
+  }
+
 #endif /* ADPASS_BENCH_HARNESS_H */

@@ -29,40 +29,4 @@ void logsumexp_grad_hand(const double *x, double *g, int n) {
     g[i] *= r;
 }
 
-typedef struct {
-  int n;
-  double *x, *g_ad, *g_hand;
-} ctx_t;
-
-static void run_primal(void *p) {
-  ctx_t *c = p;
-  do_not_optimize_double(logsumexp(c->x, c->n));
-}
-
-static void run_ad(void *p) {
-  ctx_t *c = p;
-  memset(c->g_ad, 0, (size_t)c->n * sizeof(double));
-  __ad_gradient_void(logsumexp, c->x, c->g_ad, c->n);
-  do_not_optimize(c->g_ad);
-}
-
-static void run_hand(void *p) {
-  ctx_t *c = p;
-  logsumexp_grad_hand(c->x, c->g_hand, c->n);
-  do_not_optimize(c->g_hand);
-}
-
-int main(int argc, char **argv) {
-  if (bench_wants_header(argc, argv))
-    return 0;
-  ctx_t c = {.n = bench_opaque_int(1000000)};
-  c.x = bench_alloc(c.n);
-  c.g_ad = bench_alloc(c.n);
-  c.g_hand = bench_alloc(c.n);
-  uint64_t seed = 4;
-  for (int i = 0; i < c.n; ++i)
-    c.x[i] = bench_uniform(&seed, -10, 10);
-  bench_spec s = {"logsumexp", "10^6", &c, run_primal, run_ad, run_hand,
-                  c.g_ad, c.g_hand, (size_t)c.n};
-  return bench_row(&s);
-}
+BENCH_VECTOR_GRADIENT(logsumexp, logsumexp_grad_hand, "logsumexp", 1000000, "10^6", 4, -10, 10)

@@ -13,40 +13,4 @@ void sumsq_grad_hand(const double *x, double *g, int n) {
     g[i] = 2 * x[i];
 }
 
-typedef struct {
-  int n;
-  double *x, *g_ad, *g_hand;
-} ctx_t;
-
-static void run_primal(void *p) {
-  ctx_t *c = p;
-  do_not_optimize_double(sumsq(c->x, c->n));
-}
-
-static void run_ad(void *p) {
-  ctx_t *c = p;
-  memset(c->g_ad, 0, (size_t)c->n * sizeof(double));
-  __ad_gradient_void(sumsq, c->x, c->g_ad, c->n);
-  do_not_optimize(c->g_ad);
-}
-
-static void run_hand(void *p) {
-  ctx_t *c = p;
-  sumsq_grad_hand(c->x, c->g_hand, c->n);
-  do_not_optimize(c->g_hand);
-}
-
-int main(int argc, char **argv) {
-  if (bench_wants_header(argc, argv))
-    return 0;
-  ctx_t c = {.n = bench_opaque_int(1000000)};
-  c.x = bench_alloc(c.n);
-  c.g_ad = bench_alloc(c.n);
-  c.g_hand = bench_alloc(c.n);
-  uint64_t seed = 1;
-  for (int i = 0; i < c.n; ++i)
-    c.x[i] = bench_uniform(&seed, -1, 1);
-  bench_spec s = {"sumsq", "10^6", &c, run_primal, run_ad, run_hand,
-                  c.g_ad, c.g_hand, (size_t)c.n};
-  return bench_row(&s);
-}
+BENCH_VECTOR_GRADIENT(sumsq, sumsq_grad_hand, "sumsq", 1000000, "10^6", 1, -1, 1)
