@@ -32,41 +32,24 @@ static volatile double pts[] = {-3.35, -2.68, -1.68, -1.33, -0.92, -0.62,
                                 -0.32, 0.1,   0.38,  0.66,  1.09,  1.37,
                                 1.63,  2.32,  2.65,  3.68};
 
-#define CHECK1(f, dfdt)                                                        \
-  do {                                                                         \
-    double t = x;                                                              \
-    double got_ = __ad_gradient(f, t);                                         \
-    double fd_ = AD_FD(t, f(t));                                               \
-    ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, AD_TOL_D);              \
-  } while (0)
-
-#define CHECK1F(f, dfdt)                                                       \
-  do {                                                                         \
-    float tf_ = (float)x;                                                      \
-    double t = tf_;                                                            \
-    float got_ = __ad_gradient_f(f, tf_);                                      \
-    double fd_ = AD_FD(tf_, f(tf_));                                           \
-    ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, AD_TOL_F);              \
-  } while (0)
-
 int main(void) {
   for (unsigned i = 0; i < sizeof pts / sizeof pts[0]; i++) {
     double x = pts[i];
-    CHECK1(p_floor, 0.0);
-    CHECK1(p_ceil, 0.0);
-    CHECK1(p_round, 0.0);
-    CHECK1(p_trunc, 0.0);
-    CHECK1(p_mix, floor(t) + ceil(2 * t));
-    CHECK1(p_round3, trunc(t));
-    CHECK1(p_frac, 1.0);
-    CHECK1(p_dist, 2 * (t - round(t)));
+    AD_CHECK1(p_floor, 0.0);
+    AD_CHECK1(p_ceil, 0.0);
+    AD_CHECK1(p_round, 0.0);
+    AD_CHECK1(p_trunc, 0.0);
+    AD_CHECK1(p_mix, floor(t) + ceil(2 * t));
+    AD_CHECK1(p_round3, trunc(t));
+    AD_CHECK1(p_frac, 1.0);
+    AD_CHECK1(p_dist, 2 * (t - round(t)));
 
-    CHECK1F(pf_floor, 0.0);
-    CHECK1F(pf_ceil, 0.0);
-    CHECK1F(pf_round, 0.0);
-    CHECK1F(pf_trunc, 0.0);
-    CHECK1F(pf_mix, floor(t) + ceil(2 * t));
-    CHECK1F(pf_frac, 1 + trunc(t * 2));
+    AD_CHECK1F(pf_floor, 0.0);
+    AD_CHECK1F(pf_ceil, 0.0);
+    AD_CHECK1F(pf_round, 0.0);
+    AD_CHECK1F(pf_trunc, 0.0);
+    AD_CHECK1F(pf_mix, floor(t) + ceil(2 * t));
+    AD_CHECK1F(pf_frac, 1 + trunc(t * 2));
   }
   return ad_finish();
 }

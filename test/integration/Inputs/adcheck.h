@@ -157,4 +157,24 @@ static AD_UNUSED double ad_fd1f(float (*f)(float), float x) {
   return AD_FD(x, f(x));
 }
 
+/* One-variable gradient checks at the point `x` (a double in scope): the
+ * plugin's gradient of f against the analytic derivative dfdt and a
+ * finite difference; AD_CHECK1F does the same for float functions, in float. */
+#define AD_CHECK1(f, dfdt)                                                        \
+  do {                                                                         \
+    double t = x;                                                              \
+    double got_ = __ad_gradient(f, t);                                         \
+    double fd_ = AD_FD(t, f(t));                                               \
+    ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, AD_TOL_D);              \
+  } while (0)
+
+#define AD_CHECK1F(f, dfdt)                                                       \
+  do {                                                                         \
+    float tf_ = (float)x;                                                      \
+    double t = tf_;                                                            \
+    float got_ = __ad_gradient_f(f, tf_);                                      \
+    double fd_ = AD_FD(tf_, f(tf_));                                           \
+    ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, AD_TOL_F);              \
+  } while (0)
+
 #endif /* ADCHECK_H */
