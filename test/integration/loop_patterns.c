@@ -2,7 +2,8 @@
 // central finite differences (and analytic values where short): triangular
 // nested loops, an early return from a loop, a do/while with break, a
 // pointer walking the input, a scatter through an AD_CONST index array
-// (the output shadow keeps its cotangent: y is only added to), a helper
+// (the output shadow keeps its cotangent: y is only added to), an update
+// in place through aliased pointers, a helper
 // with a loop called inside a loop, float arrays, and a struct holding an
 // array (a neuron: sigmoid(w . x + b)).
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
@@ -78,6 +79,22 @@ float floats(const float *a, int n) {
   return s;
 }
 
+// In place through aliased pointers: smooth(v, v, n).
+static void smooth(const double *x, double *y, int n) {
+  for (int i = 1; i < n; i++)
+    y[i] = 0.5 * (x[i] + x[i - 1]) * x[i];
+}
+double aliased(const double *a, int n) {
+  double v[N];
+  for (int i = 0; i < n; i++)
+    v[i] = a[i];
+  smooth(v, v, n);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += v[i] * v[i];
+  return s;
+}
+
 typedef struct {
   double w[N];
   double b;
@@ -119,6 +136,9 @@ int main(void) {
   memset(g, 0, sizeof g);
   __ad_gradient(outer, a, g, n);
   check_vector("outer", outer, a, n, g);
+  memset(g, 0, sizeof g);
+  __ad_gradient(aliased, a, g, n);
+  check_vector("aliased", aliased, a, n, g);
 
   int idx[N] = {2, 0, 2, 1, 0, 2, 1};
   double y[3] = {0}, dy[3] = {1, 2, 3};

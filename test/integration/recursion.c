@@ -28,6 +28,25 @@ double tree(const double *a, int lo, int hi) {
   return tree(a, lo, m) * tree(a, m, hi) + a[m];
 }
 
+// Recursion with a counted loop in each activation, and a recursive call
+// inside a loop: per-activation tapes interleave with loop records.
+double rec_loop(const double *a, int n) {
+  if (n == 0)
+    return 0;
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * a[n - 1];
+  return s + rec_loop(a, n - 1) * 0.5;
+}
+double rec_in_loop(const double *a, int n) {
+  if (n <= 1)
+    return a[0];
+  double s = 0;
+  for (int i = 0; i < 2; i++)
+    s += sin(rec_in_loop(a + i, n - 1 - i)) * a[i];
+  return s;
+}
+
 int main(void) {
   volatile double vx = 1.05;
   double x = vx;
@@ -61,6 +80,16 @@ int main(void) {
   for (int k = 0; k < 8; k++)
     ad_check(ad_fmt("tree d/da%d vs finite difference", k), db[k],
              AD_FD(a[k], tree(a, 0, 8)), 1e-6, 1e-8);
+
+  double dr[8] = {0}, dq[8] = {0};
+  __ad_gradient(rec_loop, a, dr, 6);
+  __ad_gradient(rec_in_loop, a, dq, 5);
+  for (int k = 0; k < 6; k++)
+    ad_check(ad_fmt("rec_loop d/da%d vs finite difference", k), dr[k],
+             AD_FD(a[k], rec_loop(a, 6)), 1e-6, 1e-8);
+  for (int k = 0; k < 5; k++)
+    ad_check(ad_fmt("rec_in_loop d/da%d vs finite difference", k), dq[k],
+             AD_FD(a[k], rec_in_loop(a, 5)), 1e-6, 1e-8);
 
   // One tape per activation: memory linear in the depth.
   size_t bytes[3];
