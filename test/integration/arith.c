@@ -54,42 +54,36 @@ double g_fmod(double x, double y) { return fmod(x, y); }
 // multiples of 3 (fmod(x*x, 3)), or 3.3*x near integers.
 static volatile double pts[] = {-2.3, -1.1, -0.7, 0.6, 1.1, 2.7, 3.4};
 
-#define CHECK1(f, dfdx)                                                        \
-  do {                                                                         \
-    double got_ = __ad_gradient(f, x);                                         \
-    double fd_ = AD_FD(x, f(x));                                               \
-    ad_deriv(ad_fmt(#f "'(%g)", x), got_, (dfdx), fd_, AD_TOL_D);              \
-  } while (0)
-
 int main(void) {
   for (unsigned i = 0; i < sizeof pts / sizeof pts[0]; i++) {
     double x = pts[i];
-    CHECK1(f_id, 1.0);
-    CHECK1(f_neg_id, -1.0);
-    CHECK1(f_const, 0.0);
-    CHECK1(f_int_result, 0.0);
-    CHECK1(f_add, 1.0);
-    CHECK1(f_sub, -1.0);
-    CHECK1(f_poly, 9 * x * x - 4 * x + 1);
-    CHECK1(f_horner, 1.5 * x * x - 2.5 * x + 2);
-    CHECK1(f_div, (2 - 2 * x - x * x) / ((x * x + 2) * (x * x + 2)));
-    CHECK1(f_recip, -1 / (x * x));
-    CHECK1(f_neg, 2 * x - 2);
-    CHECK1(f_negsq, -2 * x - 1);
-    CHECK1(f_cancel, 1.0);
-    CHECK1(f_xdivx, 0.5);
+    AD_CHECK1(f_id, 1.0);
+    AD_CHECK1(f_neg_id, -1.0);
+    AD_CHECK1(f_const, 0.0);
+    AD_CHECK1(f_int_result, 0.0);
+    AD_CHECK1(f_add, 1.0);
+    AD_CHECK1(f_sub, -1.0);
+    AD_CHECK1(f_poly, 9 * x * x - 4 * x + 1);
+    AD_CHECK1(f_horner, 1.5 * x * x - 2.5 * x + 2);
+    AD_CHECK1(f_div, (2 - 2 * x - x * x) / ((x * x + 2) * (x * x + 2)));
+    AD_CHECK1(f_recip, -1 / (x * x));
+    AD_CHECK1(f_neg, 2 * x - 2);
+    AD_CHECK1(f_negsq, -2 * x - 1);
+    AD_CHECK1(f_cancel, 1.0);
+    AD_CHECK1(f_xdivx, 0.5);
     {
       double u = x / (2 + x * x);
       double du = (2 - x * x) / ((2 + x * x) * (2 + x * x));
-      CHECK1(f_nested_div, ((1 + u) - x * du) / ((1 + u) * (1 + u)));
+      AD_CHECK1(f_nested_div, ((1 + u) - x * du) / ((1 + u) * (1 + u)));
     }
-    CHECK1(f_cubic, ((x + 2) * (x - 3) + (x - 1) * (x - 3) + (x - 1) * (x + 2)) / 4);
-    CHECK1(f_fmod1, 1.0);
-    CHECK1(f_fmod_sq, 2 * x * x + fmod(x * x, 3.0));
+    AD_CHECK1(f_cubic,
+              ((x + 2) * (x - 3) + (x - 1) * (x - 3) + (x - 1) * (x + 2)) / 4);
+    AD_CHECK1(f_fmod1, 1.0);
+    AD_CHECK1(f_fmod_sq, 2 * x * x + fmod(x * x, 3.0));
     {
       double a = x * 2 - 1, b = a * a / 3, c = b - a * x;
       double da = 2, db = 2 * a * da / 3, dc = db - da * x - a;
-      CHECK1(f_chain, 2 * c * dc + db);
+      AD_CHECK1(f_chain, 2 * c * dc + db);
     }
   }
 
@@ -99,15 +93,17 @@ int main(void) {
     double x = xy[i][0], y = xy[i][1];
     grad2 g = __ad_gradient_2(g_mixed, x, y);
     double fdx = AD_FD(x, g_mixed(x, y)), fdy = AD_FD(y, g_mixed(x, y));
-    ad_deriv(ad_fmt("d g_mixed/dx (%g,%g)", x, y), g.dx, y - 1 / y, fdx, AD_TOL_D);
-    ad_deriv(ad_fmt("d g_mixed/dy (%g,%g)", x, y), g.dy, x + x / (y * y) + 3 * y * y,
-             fdy, AD_TOL_D);
+    ad_deriv(ad_fmt("d g_mixed/dx (%g,%g)", x, y), g.dx, y - 1 / y, fdx,
+             AD_TOL_D);
+    ad_deriv(ad_fmt("d g_mixed/dy (%g,%g)", x, y), g.dy,
+             x + x / (y * y) + 3 * y * y, fdy, AD_TOL_D);
 
     g = __ad_gradient_2(g_fmod, x, y);
     fdx = AD_FD(x, g_fmod(x, y));
     fdy = AD_FD(y, g_fmod(x, y));
     ad_deriv(ad_fmt("d fmod/dx (%g,%g)", x, y), g.dx, 1.0, fdx, AD_TOL_D);
-    ad_deriv(ad_fmt("d fmod/dy (%g,%g)", x, y), g.dy, -trunc(x / y), fdy, AD_TOL_D);
+    ad_deriv(ad_fmt("d fmod/dy (%g,%g)", x, y), g.dy, -trunc(x / y), fdy,
+             AD_TOL_D);
   }
   return ad_finish();
 }

@@ -92,17 +92,10 @@ double b_nested2(double x, double y) {
 static volatile double pts[] = {-2.7, -1.6, -0.8, -0.2, 0.3, 0.7,
                                 1.3,  1.9,  2.2,  2.8,  3.6};
 
-#define CHECK1(f, dfdx)                                                        \
-  do {                                                                         \
-    double got_ = __ad_gradient(f, x);                                         \
-    double fd_ = AD_FD(x, f(x));                                               \
-    ad_deriv(ad_fmt(#f "'(%g)", x), got_, (dfdx), fd_, AD_TOL_D);              \
-  } while (0)
-
 int main(void) {
   for (unsigned i = 0; i < sizeof pts / sizeof pts[0]; i++) {
     double x = pts[i];
-    CHECK1(b_ternary, x < 0 ? -2 * x : 3 * x * x);
+    AD_CHECK1(b_ternary, x < 0 ? -2 * x : 3 * x * x);
     {
       double r, dr;
       if (x < -1)
@@ -113,29 +106,32 @@ int main(void) {
         r = x * x * x - x, dr = 3 * x * x - 1;
       else
         r = 8 / x, dr = -8 / (x * x);
-      CHECK1(b_chain, dr * x + r);
+      AD_CHECK1(b_chain, dr * x + r);
     }
-    CHECK1(b_early, x > 3 ? 2 * x : x < 0.5 ? 24 * x * x : 2 + 4 * x);
-    CHECK1(b_cmp_mult, x > 1 ? 2 * x : -1.0);
-    CHECK1(b_max, x * x > 2 * x + 1 ? x : 1.0);
-    CHECK1(b_logic, (x > -1 && x < 1)   ? 3 * x * x
-                    : (x < -2 || x > 2.5) ? -1 / (x * x)
-                                          : 1.0);
+    AD_CHECK1(b_early, x > 3 ? 2 * x : x < 0.5 ? 24 * x * x : 2 + 4 * x);
+    AD_CHECK1(b_cmp_mult, x > 1 ? 2 * x : -1.0);
+    AD_CHECK1(b_max, x * x > 2 * x + 1 ? x : 1.0);
+    AD_CHECK1(b_logic, (x > -1 && x < 1)     ? 3 * x * x
+                       : (x < -2 || x > 2.5) ? -1 / (x * x)
+                                             : 1.0);
     {
       double a = x * x, b = 3 * x, c, dc;
       if (a > 2)
         c = a - b, dc = 2 * x - 3;
       else
         c = a * b, dc = 9 * x * x;
-      CHECK1(b_phi, dc * a + c * 2 * x + 3);
+      AD_CHECK1(b_phi, dc * a + c * 2 * x + 3);
     }
-    CHECK1(b_const_branch, x > 1 ? 0.0 : 2 * x);
-    CHECK1(b_ternary_chain, x < -1 ? 1.0 : x < 1 ? 2 * x : x < 2 ? 2.0 : 0.0);
-    CHECK1(b_eq, 2 * x);
+    AD_CHECK1(b_const_branch, x > 1 ? 0.0 : 2 * x);
+    AD_CHECK1(b_ternary_chain, x < -1  ? 1.0
+                               : x < 1 ? 2 * x
+                               : x < 2 ? 2.0
+                                       : 0.0);
+    AD_CHECK1(b_eq, 2 * x);
   }
 
   // One pair per branch of b_nested2.
-  static volatile double xy[][2] = {{2.0, 1.5},  {-1.5, -2.2}, {0.5, 0.2},
+  static volatile double xy[][2] = {{2.0, 1.5},   {-1.5, -2.2}, {0.5, 0.2},
                                     {-0.4, -2.0}, {-1.0, 0.5},  {-2.0, -0.5}};
   for (unsigned i = 0; i < sizeof xy / sizeof xy[0]; i++) {
     double x = xy[i][0], y = xy[i][1], ax, ay;

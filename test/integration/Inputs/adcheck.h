@@ -93,8 +93,8 @@ ad_check(const char *what, double got_in, double want_in, double rtol,
   }
   if (!ok) {
     ad_checks_failed_++;
-    printf("FAIL %s: got %.17g want %.17g (|err| %.3g, tol %.3g)\n", what,
-           got, want, err, tol);
+    printf("FAIL %s: got %.17g want %.17g (|err| %.3g, tol %.3g)\n", what, got,
+           want, err, tol);
   }
   return ok;
 }
@@ -159,16 +159,21 @@ static AD_UNUSED double ad_fd1f(float (*f)(float), float x) {
 
 /* One-variable gradient checks at the point `x` (a double in scope): the
  * plugin's gradient of f against the analytic derivative dfdt and a
- * finite difference; AD_CHECK1F does the same for float functions, in float. */
-#define AD_CHECK1(f, dfdt)                                                        \
+ * finite difference, within tol; AD_CHECK1 uses the double tolerance.
+ * The macro binds `t` to the point, so dfdt may be written in `t` or `x`;
+ * a caller's own variable named `t` would be shadowed.
+ * AD_CHECK1F does the same for float functions, in float. */
+#define AD_CHECK1_TOL(f, dfdt, tol)                                            \
   do {                                                                         \
     double t = x;                                                              \
     double got_ = __ad_gradient(f, t);                                         \
     double fd_ = AD_FD(t, f(t));                                               \
-    ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, AD_TOL_D);              \
+    ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, tol);                   \
   } while (0)
 
-#define AD_CHECK1F(f, dfdt)                                                       \
+#define AD_CHECK1(f, dfdt) AD_CHECK1_TOL(f, dfdt, AD_TOL_D)
+
+#define AD_CHECK1F(f, dfdt)                                                    \
   do {                                                                         \
     float tf_ = (float)x;                                                      \
     double t = tf_;                                                            \
