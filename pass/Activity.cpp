@@ -92,33 +92,30 @@ bool isDeallocationCall(const Value *V) {
   return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"});
 }
 
-/// Whether a pointer with a shadow is stored into \p AI (or into an
-/// address computed from it).
-static bool
-storesShadowedPointer(const AllocaInst &AI,
-                      const SmallPtrSetImpl<const Value *> &Shadowed) {
+bool allPointersStoredInto(
+    const AllocaInst &AI,
+    function_ref<bool(const Value *P, bool PassedToCall)> Accept) {
   SmallVector<const Value *, 8> Work{&AI};
   SmallPtrSet<const Value *, 8> Seen{&AI};
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *SI = dyn_cast<StoreInst>(U)) {
-        if (SI->getPointerOperand() == V &&
-            Shadowed.count(SI->getValueOperand()))
-          return true;
+        const Value *Stored = SI->getValueOperand();
+        if (SI->getPointerOperand() == V && Stored->getType()->isPointerTy() &&
+            !Accept(Stored, /*PassedToCall=*/false))
+          return false;
       } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
         Work.push_back(U);
       } else if (auto *CB = dyn_cast<CallBase>(U)) {
-        // A callee can only store there pointers it is given (globals have
-        // no shadow): one with a shadow among the other arguments.
-        if (llvm::any_of(CB->args(), [&](const Use &Arg) {
-              return Arg.get() != V && Shadowed.count(Arg.get());
-            }))
-          return true;
+        for (const Use &Arg : CB->args())
+          if (Arg.get() != V && Arg->getType()->isPointerTy() &&
+              !Accept(Arg.get(), /*PassedToCall=*/true))
+            return false;
       }
     }
   }
-  return false;
+  return true;
 }
 
 /// Whether pointer-producing \p I (an address computation or a choice
@@ -156,7 +153,9 @@ ActivityInfo computeActivity(const Function &F, const Activity &A) {
           // has no shadow.
           if (containsFloatingPoint(AI->getAllocatedType()) ||
               (containsPointer(AI->getAllocatedType()) &&
-               storesShadowedPointer(*AI, Info.Shadowed)))
+               !allPointersStoredInto(*AI, [&](const Value *P, bool) {
+                 return !Info.Shadowed.count(P);
+               })))
             Mark(Info.Shadowed, &I);
         } else if (isAllocationCall(&I)) {
           Mark(Info.Shadowed, &I);

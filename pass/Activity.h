@@ -13,9 +13,11 @@
 #ifndef ADPASS_ACTIVITY_H
 #define ADPASS_ACTIVITY_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
 #include <string>
 
 namespace ad {
@@ -72,6 +74,16 @@ bool containsPointer(const llvm::Type *T);
 /// Heap allocation and release functions whose memory gets a shadow.
 bool isAllocationCall(const llvm::Value *V);
 bool isDeallocationCall(const llvm::Value *V);
+
+/// Whether \p Accept holds for every pointer that may be stored into \p AI's
+/// memory: the value of a store through \p AI (or an address computed from
+/// it by GEPs), and every other pointer argument of a call that is given
+/// such an address (a callee can only store there pointers it is given;
+/// globals have no shadow). \p PassedToCall says which of the two it is.
+/// Stops at the first pointer \p Accept rejects.
+bool allPointersStoredInto(
+    const llvm::AllocaInst &AI,
+    llvm::function_ref<bool(const llvm::Value *P, bool PassedToCall)> Accept);
 
 /// Which values of a function carry derivatives.
 struct ActivityInfo {

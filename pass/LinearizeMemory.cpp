@@ -104,30 +104,9 @@ bool Linearizer::isInactiveMemory(
 
 bool Linearizer::storedPointersAreInactive(
     const AllocaInst &AI, SmallPtrSetImpl<const Value *> &Visited) const {
-  SmallVector<const Value *, 8> Work{&AI};
-  SmallPtrSet<const Value *, 8> Seen{&AI};
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    for (const User *U : V->users()) {
-      if (auto *SI = dyn_cast<StoreInst>(U)) {
-        if (SI->getPointerOperand() == V &&
-            SI->getValueOperand()->getType()->isPointerTy() &&
-            !isInactiveMemory(SI->getValueOperand(), Visited))
-          return false;
-      } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
-        Work.push_back(U);
-      } else if (auto *CB = dyn_cast<CallBase>(U)) {
-        // A callee can only store pointers it is given (or globals).
-        if (!llvm::all_of(CB->args(), [&](const Use &Arg) {
-              return Arg.get() == V || !Arg->getType()->isPointerTy() ||
-                     (!isShadowed(Arg.get()) &&
-                      isInactiveMemory(Arg.get(), Visited));
-            }))
-          return false;
-      }
-    }
-  }
-  return true;
+  return allPointersStoredInto(AI, [&](const Value *P, bool PassedToCall) {
+    return (!PassedToCall || !isShadowed(P)) && isInactiveMemory(P, Visited);
+  });
 }
 
 /// Constants (functions, vtables) and locals that hold neither floating-point
