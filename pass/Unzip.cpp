@@ -112,6 +112,11 @@ void Unzipper::buildFwd(Function *Fwd) {
   CloneFunctionInto(Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
                     Returns);
   copyPrimalAttributes(*Fwd, Primal, Primal.arg_size(), /*WritesTape=*/true);
+  // The tape is f.fwd's own: the caller allocates it for this call and
+  // touches it only after f.fwd returns, and every pointer into it that
+  // f.fwd uses (local shadows, callee tapes) is derived from TapePtr. Saying
+  // so lets alias analysis move primal loads and stores across tape stores.
+  Fwd->addParamAttr(TapePtr->getArgNo(), Attribute::NoAlias);
   Fwd->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
   auto FwdBlock = [&](BasicBlock *BB) {

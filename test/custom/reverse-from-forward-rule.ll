@@ -29,7 +29,7 @@ define double @grad(double %x) {
 ; CHECK:         %c = call double @llvm.cos.f64(double %x)
 ; CHECK-NEXT:    %k = fmul double %c, %x
 ; CHECK-NEXT:    %t = fmul double %k, %dx, !ad.linear
-; CHECK-LABEL: define internal double @f.fwd(double %x, ptr %tape)
+; CHECK-LABEL: define internal double @f.fwd(double %x, ptr noalias %tape)
 ; CHECK:         %y = call double @f(double %x)
 ; CHECK:         store double %k
 ; CHECK:         ret double %y

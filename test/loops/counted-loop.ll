@@ -6,7 +6,7 @@
 ;    the array when it reaches the preheader.
 ; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
 
-; CHECK-LABEL: define internal double @sumsq.fwd(ptr %x, i64 %n, ptr %dx, ptr %tape)
+; CHECK-LABEL: define internal double @sumsq.fwd(ptr %x, i64 %n, ptr %dx, ptr noalias %tape)
 ; CHECK:       entry:
 ; CHECK:         %iterations = add i64 %backedges, 1
 ; CHECK:         %array = call ptr @__ad_tape_push(i64 %array.bytes)

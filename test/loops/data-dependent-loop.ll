@@ -29,7 +29,7 @@ define double @grad(double %a) {
   ret double %g
 }
 
-; CHECK-LABEL: define internal double @newton.fwd(double %a, ptr %tape)
+; CHECK-LABEL: define internal double @newton.fwd(double %a, ptr noalias %tape)
 ; CHECK:       loop:
 ; CHECK:         %pred.idx = phi i8 [ 1, %loop ], [ 0, %entry ]
 ; CHECK:         %record = call ptr @__ad_tape_push(i64 {{[0-9]+}})

@@ -72,7 +72,7 @@ define void @grads(ptr %x, ptr %dx, ptr %y, ptr %dy, double %c, double %s, ptr %
 ; INACTIVE:       exit:
 ; INACTIVE-NEXT:    %r = fmul double %s, %acc.next
 ; INACTIVE-NEXT:    {{%.*}} = fmul double %acc.next, %ds, !ad.linear
-; INACTIVE-LABEL: define internal double @weighted.fwd.acc(double %s, ptr %w, i64 %n, ptr %tape)
+; INACTIVE-LABEL: define internal double @weighted.fwd.acc(double %s, ptr %w, i64 %n, ptr noalias %tape)
 ; INACTIVE-NOT:     __ad_tape_push
 ; INACTIVE:         ret double %r
 ; f.rev does not walk the inactive loop back at all:

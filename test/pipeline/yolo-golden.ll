@@ -31,7 +31,7 @@ define double @grad(double %u) {
 ; JVP-NEXT:    ret { double, double } [[PD]]
 
 ; UNZIP: %f.tape = type { double }
-; UNZIP-LABEL: define internal double @f.fwd(double %u, ptr %tape)
+; UNZIP-LABEL: define internal double @f.fwd(double %u, ptr noalias %tape)
 ; UNZIP-NEXT:    %s = call double @llvm.sin.f64(double %u)
 ; UNZIP-NEXT:    [[COS:%.*]] = call double @llvm.cos.f64(double %u)
 ; UNZIP-NEXT:    [[SLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0

@@ -9,7 +9,7 @@
 ; CHECK-DAG: %sq.tape = type { double }
 ; CHECK-DAG: %f.tape = type { i1, %sq.tape, double, double, double, double, double, i8 }
 
-; CHECK-LABEL: define internal double @f.fwd(double %x, double %y, ptr %tape)
+; CHECK-LABEL: define internal double @f.fwd(double %x, double %y, ptr noalias %tape)
 ; CHECK:       entry:
 ; CHECK:         %c = fcmp ogt double %x, %y
 ; CHECK-NEXT:    [[CSLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0
