@@ -100,6 +100,18 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
       return;
     }
   }
+  // Outside loops, cheap arithmetic on at most one value (an address a
+  // constant offset from a pointer, a cast, a negation) is recomputed from
+  // that value: the tape never grows by it, and f.rev then sees addresses
+  // as offsets from one base, which alias analysis can tell apart.
+  if (I && !DefinedInLoop && isCheapToRecompute(*I) &&
+      llvm::count_if(I->operands(),
+                     [](Use &U) { return !isa<Constant>(U.get()); }) <= 1) {
+    Layout.Rematerialized.insert({&BB, V});
+    for (Value *Op : I->operands())
+      noteResidual(BB, Op);
+    return;
+  }
   if (!Key || !DefinedInLoop) {
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
     if (New)

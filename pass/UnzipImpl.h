@@ -90,8 +90,9 @@ struct TapeLayout {
   /// Residuals f.lin and f.rev recompute from iteration counters and static
   /// values (addresses and indices of counted loops) instead of taping.
   DenseMap<std::pair<BasicBlock *, Value *>, const SCEV *> Recomputed;
-  /// Residuals inside loops that are cheap arithmetic on other residuals:
-  /// f.lin (and f.rev) recompute them from their operands (YOLO §6.1).
+  /// Residuals that are cheap arithmetic on other residuals (inside loops)
+  /// or on at most one value (outside loops): f.lin (and f.rev) recompute
+  /// them from their operands (YOLO §6.1).
   DenseSet<std::pair<BasicBlock *, Value *>> Rematerialized;
   DenseMap<std::pair<BasicBlock *, Value *>, unsigned> RecordFieldOf;
   DenseMap<BasicBlock *, TapeSlot> PredIndex;
