@@ -84,6 +84,8 @@ private:
   /// statements would make quadratic in PromoteMemToReg).
   SmallPtrSet<Value *, 32> BlockLocal;
   DenseMap<Value *, Value *> BlockLocalCt;
+  /// Cotangents of shadow memory cells touched by the current block.
+  std::unique_ptr<ShadowCotangents> Shadow;
   Value *ReturnedValue = nullptr;
   bool Failed = false;
 };
@@ -165,6 +167,8 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
                             bool Negate) {
   if (isa<Constant>(LinValue))
     return; // a linear zero
+  if (auto *K = dyn_cast<Constant>(C); K && K->isNullValue())
+    return; // adds +0.0 (a cleared shadow cell read again)
   if (BlockLocal.count(LinValue)) {
     // -0.0 + C is C and -0.0 - C is -C: the first contribution needs no add.
     Value *&Acc = BlockLocalCt[LinValue];
@@ -355,6 +359,8 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
     if (!isLinear(&I) || isa<PHINode>(I))
       continue;
     TransposeRule Rule = findTransposeRule(I);
+    if (isa<CallInst>(I))
+      Shadow->flush(B); // g.rev and memory intrinsics touch shadow memory
     if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
       if (!transposeCall(B, *Call, BB))
         return false;
@@ -374,10 +380,11 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
     auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
       accumulate(B, Op, C, Negate);
     };
-    TransposeBuilder TB(B, I, Ct, RevValue, Accumulate);
+    TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow);
     Rule(I, TB);
   }
   B.clearFastMathFlags();
+  Shadow->flush(B);
   SmallVector<std::pair<PHINode *, Value *>, 4> PhiCts;
   for (PHINode &Phi : BB.phis())
     if (isLinear(&Phi))
@@ -476,6 +483,7 @@ Function *Transposer::run() {
   Rev = createRevDeclaration();
   D.noteGenerated(Rev);
   RevTape = Rev->getArg(0);
+  Shadow = std::make_unique<ShadowCotangents>(Lin.getParent()->getDataLayout());
   LLVMContext &Ctx = Lin.getContext();
   // Seeds the cotangent of the result, then enters at f.lin's return.
   BasicBlock *Entry = BasicBlock::Create(Ctx, "seed", Rev);

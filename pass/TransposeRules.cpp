@@ -72,13 +72,8 @@ static const struct {
                                                         t.add(0, t.b().CreateInsertValue(t.ct(), t.zeroLike(Part), Idx));
                                                         t.add(1, Part); }},
 {Instruction::ShuffleVector,  transposeShuffle},
-{Instruction::Load,           [](Instruction &I, T &t) { Value *P = t.op(0);        // *p += ct
-                                                        Value *Old = t.b().CreateLoad(I.getType(), P);
-                                                        t.b().CreateStore(t.b().CreateFAdd(Old, t.ct()), P); }},
-{Instruction::Store,          [](Instruction &I, T &t) { Value *P = t.op(1);        // ct_v += *p; *p = 0
-                                                        Type *VT = I.getOperand(0)->getType();
-                                                        t.add(0, t.b().CreateLoad(VT, P));
-                                                        t.b().CreateStore(Constant::getNullValue(VT), P); }},
+{Instruction::Load,           [](Instruction &, T &t) { t.shadowAdd(t.op(0), t.ct()); }},                             // *p += ct
+{Instruction::Store,          [](Instruction &I, T &t) { t.add(0, t.shadowTake(t.op(1), I.getOperand(0)->getType())); }},  // ct_v += *p; *p = 0
 };
 
 // Linear calls other than g.lin (which the transposer turns into g.rev).

@@ -9,8 +9,11 @@
 #ifndef ADPASS_TRANSPOSERULES_H
 #define ADPASS_TRANSPOSERULES_H
 
+#include "ShadowCotangents.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
 
 namespace ad {
 
@@ -20,8 +23,10 @@ public:
   TransposeBuilder(
       llvm::IRBuilderBase &B, llvm::Instruction &I, llvm::Value *Ct,
       llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue,
-      llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate)
-      : B(B), I(I), Ct(Ct), RevValue(RevValue), Accumulate(Accumulate) {}
+      llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate,
+      ShadowCotangents &Shadow)
+      : B(B), I(I), Ct(Ct), RevValue(RevValue), Accumulate(Accumulate),
+        Shadow(Shadow) {}
 
   llvm::IRBuilderBase &b() { return B; }
   /// Cotangent of the instruction's result.
@@ -39,6 +44,15 @@ public:
     Accumulate(I.getOperand(K), C, false);
   }
   void sub(unsigned K, llvm::Value *C) { Accumulate(I.getOperand(K), C, true); }
+  /// Shadow memory at the address the instruction (a load or store)
+  /// accesses, with its alignment: *P += C, and (read and clear)
+  /// R = *P; *P = 0.
+  void shadowAdd(llvm::Value *P, llvm::Value *C) {
+    Shadow.add(B, P, C, llvm::getLoadStoreAlignment(&I));
+  }
+  llvm::Value *shadowTake(llvm::Value *P, llvm::Type *T) {
+    return Shadow.take(B, P, T, llvm::getLoadStoreAlignment(&I));
+  }
 
 private:
   llvm::IRBuilderBase &B;
@@ -46,6 +60,7 @@ private:
   llvm::Value *Ct;
   llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue;
   llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate;
+  ShadowCotangents &Shadow;
 };
 
 using TransposeRule = void (*)(llvm::Instruction &I, TransposeBuilder &T);

@@ -1,7 +1,9 @@
 ; Memory transposes and activity.
 ;  * scale: y[i] = c * x[i], a vector-Jacobian product through the output
 ;    shadow. A linear store transposes to reading the shadow and clearing it
-;    (ct = dy[i]; dy[i] = 0), then dx[i] += c * ct.
+;    (ct = dy[i]; dy[i] = 0), then dx[i] += c * ct. The clearing store is
+;    deferred until an access through another base (dx, which may alias dy)
+;    needs memory to be up to date.
 ;  * weighted: the loop over the AD_CONST weights w touches no active data:
 ;    it gets no tangent code, no shadow and no tape traffic, and f.rev does
 ;    not walk it back; only the final product s * acc is differentiated
@@ -57,9 +59,9 @@ define void @grads(ptr %x, ptr %dx, ptr %y, ptr %dy, double %c, double %s, ptr %
 ; SCALE:       loop:
 ; SCALE:         [[DY:%.*]] = getelementptr i8, ptr %dy, i64 {{%.*}}
 ; SCALE-NEXT:    [[CT:%.*]] = load double, ptr [[DY]]
-; SCALE-NEXT:    store double 0.000000e+00, ptr [[DY]]
 ; SCALE:         [[T:%.*]] = fmul double [[CT]], %c
 ; SCALE:         [[DX:%.*]] = getelementptr i8, ptr %dx, i64 {{%.*}}
+; SCALE-NEXT:    store double 0.000000e+00, ptr [[DY]]
 ; SCALE-NEXT:    [[OLD:%.*]] = load double, ptr [[DX]]
 ; SCALE-NEXT:    [[NEW:%.*]] = fadd double [[OLD]], [[T]]
 ; SCALE-NEXT:    store double [[NEW]], ptr [[DX]]

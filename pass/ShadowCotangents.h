@@ -1,0 +1,73 @@
+//===- ShadowCotangents.h - shadow memory cotangents in registers -*- C++ -*-=//
+//
+// In f.rev, shadow memory is the cotangent environment of memory cells: a
+// linear load transposes to `*p += ct`, a linear store to `ct = *p; *p = 0`.
+// Emitted literally, a block of n statements makes 2n memory operations on
+// a few cells, which no LLVM pass cleans up once a block is large (GVN and
+// DSE stop scanning after ~100 instructions) and which make the machine
+// scheduler's dependence graph quadratic. Like JAX's transpose keeping
+// cotangents in a dictionary, this cache keeps each cell's cotangent in an
+// SSA value while one block of f.rev is built, and writes every cell back
+// once: at the end of the block, or before anything else that may touch
+// shadow memory (calls). Cells are told apart by (base pointer, constant
+// offset); an access through any other base writes back all cells first,
+// since different bases may alias.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_SHADOWCOTANGENTS_H
+#define ADPASS_SHADOWCOTANGENTS_H
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/IRBuilder.h"
+#include <map>
+
+namespace ad {
+
+class ShadowCotangents {
+public:
+  explicit ShadowCotangents(const llvm::DataLayout &DL) : DL(DL) {}
+
+  /// *Ptr += C, for memory aligned to \p A (as the access transposed).
+  void add(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Value *C,
+           llvm::Align A);
+  /// R = *Ptr; *Ptr = 0; returns R.
+  llvm::Value *take(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Type *T,
+                    llvm::Align A);
+  /// Writes every cell back to memory and forgets them: before code that
+  /// reads or writes shadow memory itself, and at the end of each block.
+  void flush(llvm::IRBuilderBase &B);
+
+private:
+  /// A cell's cotangent: what memory holds plus V (Known false), or V
+  /// itself (Known true: the cell was read and cleared in this block; a
+  /// null V is an exact zero, so that the first addition needs no fadd).
+  struct Cell {
+    llvm::Value *Ptr = nullptr;
+    llvm::Type *Ty = nullptr;
+    uint64_t Size = 0;
+    llvm::Align Alignment;
+    bool Known = false;
+    llvm::Value *V = nullptr;
+  };
+  using CellsByOffset = std::map<int64_t, Cell>;
+
+  /// The cell of \p T at \p Ptr, after writing back every cell that may
+  /// overlap it without being it; null if it is not cached yet.
+  Cell *find(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Type *T,
+             llvm::Align A, llvm::Value *&Base, int64_t &Offset);
+  void writeBack(llvm::IRBuilderBase &B, Cell &C);
+  static llvm::Value *value(const Cell &C) {
+    return C.V ? C.V : llvm::Constant::getNullValue(C.Ty);
+  }
+  void countAccess(llvm::IRBuilderBase &B);
+
+  const llvm::DataLayout &DL;
+  llvm::MapVector<llvm::Value *, CellsByOffset> Cells; ///< by base pointer
+  uint64_t MaxSize = 0;  ///< of any cached cell, to find overlaps
+  unsigned Accesses = 0; ///< since the last flush
+};
+
+} // namespace ad
+
+#endif
