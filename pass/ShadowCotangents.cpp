@@ -12,49 +12,45 @@ static cl::opt<unsigned> FlushInterval(
 
 namespace ad {
 
-void ShadowCotangents::writeBack(IRBuilderBase &B, Cell &C) {
-  Value *Sum =
-      C.Known
-          ? value(C)
-          : B.CreateFAdd(B.CreateAlignedLoad(C.Ty, C.Ptr, C.Alignment), C.V);
-  B.CreateAlignedStore(Sum, C.Ptr, C.Alignment);
+Value *ShadowCotangents::current(IRBuilderBase &B, const Cell &C) {
+  if (C.Known)
+    return C.V ? C.V : Constant::getNullValue(C.Ty);
+  return B.CreateFAdd(B.CreateAlignedLoad(C.Ty, C.Ptr, C.Alignment), C.V);
+}
+
+void ShadowCotangents::writeBack(IRBuilderBase &B, const Cell &C) {
+  B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment);
 }
 
 ShadowCotangents::Cell *ShadowCotangents::find(IRBuilderBase &B, Value *Ptr,
-                                               Type *T, Align A, Value *&Base,
-                                               int64_t &Offset) {
-  Offset = 0;
-  Base = GetPointerBaseWithConstantOffset(Ptr, Offset, DL);
-  uint64_t Size = DL.getTypeStoreSize(T).getFixedValue();
+                                               Type *T, Align A, Place &At) {
+  At.Offset = 0;
+  At.Base = GetPointerBaseWithConstantOffset(Ptr, At.Offset, DL);
+  At.Size = DL.getTypeStoreSize(T).getFixedValue();
   // Cells of other bases may be this one under another name.
-  if (!Cells.empty() && (Cells.size() > 1 || Cells.begin()->first != Base)) {
-    CellsByOffset Mine;
-    if (auto It = Cells.find(Base); It != Cells.end())
-      Mine = std::move(It->second);
-    for (auto &[OtherBase, ByOffset] : Cells)
-      if (OtherBase != Base)
-        for (auto &[Off, C] : ByOffset)
-          writeBack(B, C);
-    Cells.clear();
-    if (!Mine.empty())
-      Cells[Base] = std::move(Mine);
-  }
-  auto It = Cells.find(Base);
+  Cells.remove_if([&](std::pair<Value *, CellsByOffset> &Entry) {
+    if (Entry.first == At.Base)
+      return false;
+    for (auto &[Off, C] : Entry.second)
+      writeBack(B, C);
+    return true;
+  });
+  auto It = Cells.find(At.Base);
   if (It == Cells.end())
     return nullptr;
   CellsByOffset &ByOffset = It->second;
   // Cells of this base overlapping [Offset, Offset + Size) other than the
   // one of exactly this type and place are written back.
   Cell *Same = nullptr;
-  auto First = ByOffset.lower_bound(Offset - int64_t(MaxSize) + 1);
+  auto First = ByOffset.lower_bound(At.Offset - int64_t(MaxSize) + 1);
   for (auto I = First;
-       I != ByOffset.end() && I->first < Offset + int64_t(Size);) {
+       I != ByOffset.end() && I->first < At.Offset + int64_t(At.Size);) {
     Cell &C = I->second;
-    if (I->first + int64_t(C.Size) <= Offset) {
+    if (I->first + int64_t(C.Size) <= At.Offset) {
       ++I;
       continue;
     }
-    if (I->first == Offset && C.Ty == T) {
+    if (I->first == At.Offset && C.Ty == T) {
       Same = &C;
       C.Alignment = std::min(C.Alignment, A);
       ++I;
@@ -66,41 +62,32 @@ ShadowCotangents::Cell *ShadowCotangents::find(IRBuilderBase &B, Value *Ptr,
   return Same;
 }
 
+void ShadowCotangents::insert(const Place &At, Cell C) {
+  MaxSize = std::max(MaxSize, C.Size);
+  Cells[At.Base][At.Offset] = C;
+}
+
 void ShadowCotangents::add(IRBuilderBase &B, Value *Ptr, Value *C, Align A) {
   countAccess(B);
-  Value *Base;
-  int64_t Offset;
-  if (Cell *Cached = find(B, Ptr, C->getType(), A, Base, Offset)) {
+  Place At;
+  if (Cell *Cached = find(B, Ptr, C->getType(), A, At)) {
     Cached->V = Cached->V ? B.CreateFAdd(Cached->V, C) : C;
     return;
   }
-  Cell New{
-      Ptr, C->getType(),    DL.getTypeStoreSize(C->getType()).getFixedValue(),
-      A,   /*Known=*/false, C};
-  MaxSize = std::max(MaxSize, New.Size);
-  Cells[Base][Offset] = New;
+  insert(At, {Ptr, C->getType(), At.Size, A, /*Known=*/false, C});
 }
 
 Value *ShadowCotangents::take(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {
   countAccess(B);
-  Value *Base;
-  int64_t Offset;
-  Value *R;
-  if (Cell *Cached = find(B, Ptr, T, A, Base, Offset)) {
-    R = Cached->Known ? value(*Cached)
-                      : B.CreateFAdd(B.CreateAlignedLoad(T, Cached->Ptr,
-                                                         Cached->Alignment),
-                                     Cached->V);
+  Place At;
+  if (Cell *Cached = find(B, Ptr, T, A, At)) {
+    Value *R = current(B, *Cached);
     Cached->Known = true;
     Cached->V = nullptr;
     return R;
   }
-  R = B.CreateAlignedLoad(T, Ptr, A);
-  Cell New{Ptr,    T, DL.getTypeStoreSize(T).getFixedValue(), A, /*Known=*/true,
-           nullptr};
-  MaxSize = std::max(MaxSize, New.Size);
-  Cells[Base][Offset] = New;
-  return R;
+  insert(At, {Ptr, T, At.Size, A, /*Known=*/true, nullptr});
+  return B.CreateAlignedLoad(T, Ptr, A);
 }
 
 void ShadowCotangents::countAccess(IRBuilderBase &B) {

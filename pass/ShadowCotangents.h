@@ -52,14 +52,22 @@ private:
   };
   using CellsByOffset = std::map<int64_t, Cell>;
 
+  /// Where an access is: its base pointer, constant offset and size.
+  struct Place {
+    llvm::Value *Base = nullptr;
+    int64_t Offset = 0;
+    uint64_t Size = 0;
+  };
+
   /// The cell of \p T at \p Ptr, after writing back every cell that may
-  /// overlap it without being it; null if it is not cached yet.
+  /// overlap it without being it; null if it is not cached yet. \p At
+  /// receives the access's place.
   Cell *find(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Type *T,
-             llvm::Align A, llvm::Value *&Base, int64_t &Offset);
-  void writeBack(llvm::IRBuilderBase &B, Cell &C);
-  static llvm::Value *value(const Cell &C) {
-    return C.V ? C.V : llvm::Constant::getNullValue(C.Ty);
-  }
+             llvm::Align A, Place &At);
+  void insert(const Place &At, Cell C);
+  /// The cell's cotangent as a value (reads memory unless Known).
+  llvm::Value *current(llvm::IRBuilderBase &B, const Cell &C);
+  void writeBack(llvm::IRBuilderBase &B, const Cell &C);
   void countAccess(llvm::IRBuilderBase &B);
 
   const llvm::DataLayout &DL;
