@@ -17,13 +17,13 @@ using namespace llvm;
 namespace ad {
 
 Differentiator::Differentiator(Module &M, ModuleAnalysisManager &MAM,
-                               Diagnostics &Diags)
+                               Diagnostics &Diags, bool OptimizeSources)
     : M(M),
       FAM(MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager()),
-      Diags(Diags), Rules(M) {}
+      Diags(Diags), OptimizeSources(OptimizeSources), Rules(M) {}
 
 Function *Differentiator::prepare(Function &F) {
-  return prepareSource(F, FAM, Diags);
+  return prepareSource(F, FAM, Diags, OptimizeSources);
 }
 
 void Differentiator::erase(Function &F) {
@@ -95,7 +95,7 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
                                  "translation unit");
     return nullptr;
   }
-  Function *Src = prepareSource(F, FAM, Diags);
+  Function *Src = prepare(F);
   if (!Src)
     return nullptr;
   Function *Jvp = linearize(*Src, F, A, *this);

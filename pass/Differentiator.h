@@ -36,8 +36,11 @@ struct Unzipped {
 
 class Differentiator {
 public:
+  /// \p OptimizeSources: the module is compiled with optimisation, so the
+  /// prepared copies of differentiated functions are optimised a little
+  /// further first (PrepareSource.h).
   Differentiator(llvm::Module &M, llvm::ModuleAnalysisManager &MAM,
-                 Diagnostics &Diags);
+                 Diagnostics &Diags, bool OptimizeSources = false);
 
   /// f.jvp for (\p F, \p A); \p CallSite is where it is needed (for
   /// errors). Null after an error was reported.
@@ -83,6 +86,7 @@ private:
   llvm::Module &M;
   llvm::FunctionAnalysisManager &FAM;
   Diagnostics &Diags;
+  bool OptimizeSources;
   CustomRules Rules;
   std::vector<llvm::Function *> Generated;
   size_t RequestStart = 0;

@@ -28,7 +28,7 @@ static void keepCallChainsOutOfLine(Module &M) {
 
 PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
-  Differentiator D(M, MAM, Diags);
+  Differentiator D(M, MAM, Diags, Level != OptimizationLevel::O0);
   if (!lowerMarkers(M, D))
     return PreservedAnalyses::all();
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {

@@ -1,6 +1,8 @@
 //===- Passes.h - the passes ADPass registers -------------------*- C++ -*-===//
 //
-//   ad            lower every __ad_* marker (what clang runs)
+//   ad            lower every __ad_* marker (what clang runs at -O0)
+//   ad<O2>        the same as clang at -O2 (O1, O3, Os, Oz too), without the
+//                 inliner pipeline clang reruns afterwards
 //   ad-jvp        build f.jvp for each marker's request (markers stay)
 //   ad-unzip      build f.fwd/f.lin/%f.tape for each f.jvp
 //   ad-transpose  build f.rev for each f.lin

@@ -5,20 +5,41 @@
 // before vectorisation), which the O0 pipeline also runs, so requests work
 // at every optimisation level.
 // opt -load-pass-plugin=libADPass.so -passes=ad|ad-jvp|ad-unzip|...: the
-// stages one at a time, for tests and inspection.
+// stages one at a time, for tests and inspection; ad<O2> lowers as clang
+// does at -O2 (without rerunning the inliner pipeline).
 //
 //===----------------------------------------------------------------------===//
 #include "LLVMCompat.h"
 #include "Passes.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 
 using namespace llvm;
 
+/// "O0" .. "O3", "Os", "Oz".
+static std::optional<OptimizationLevel> parseLevel(StringRef S) {
+  return StringSwitch<std::optional<OptimizationLevel>>(S)
+      .Case("O0", OptimizationLevel::O0)
+      .Case("O1", OptimizationLevel::O1)
+      .Case("O2", OptimizationLevel::O2)
+      .Case("O3", OptimizationLevel::O3)
+      .Case("Os", OptimizationLevel::Os)
+      .Case("Oz", OptimizationLevel::Oz)
+      .Default(std::nullopt);
+}
+
 static bool parseModulePass(StringRef Name, ModulePassManager &MPM,
                             ArrayRef<PassBuilder::PipelineElement>) {
-  if (Name == "ad")
+  // ad<O2>: lower as clang does at -O2, except that the inliner pipeline is
+  // not rerun afterwards (opt's own pipeline decides what runs next).
+  if (Name.consume_front("ad<") && Name.consume_back(">")) {
+    std::optional<OptimizationLevel> Level = parseLevel(Name);
+    if (!Level)
+      return false;
+    MPM.addPass(ad::ADLowerPass(nullptr, *Level));
+  } else if (Name == "ad")
     MPM.addPass(ad::ADLowerPass());
   else if (Name == "ad-jvp")
     MPM.addPass(ad::ADJvpPass());

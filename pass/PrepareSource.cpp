@@ -4,7 +4,9 @@
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Scalar/DeadStoreElimination.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/GVN.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -45,7 +47,7 @@ static bool checkSupported(Function &F, const Function &Orig,
 }
 
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
-                        Diagnostics &Diags) {
+                        Diagnostics &Diags, bool Optimize) {
   ValueToValueMapTy VMap;
   Function *Src = CloneFunction(&F, VMap);
   Src->setName(F.getName() + ".ad.src");
@@ -56,6 +58,10 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   FunctionPassManager FPM;
   FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
   FPM.addPass(EarlyCSEPass());
+  if (Optimize) {
+    FPM.addPass(GVNPass());
+    FPM.addPass(DSEPass());
+  }
   FPM.addPass(SimplifyCFGPass());
   FPM.addPass(UnifyFunctionExitNodesPass());
   // Preheaders, single latches and dedicated exits: the loop shape Unzip

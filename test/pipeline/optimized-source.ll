@@ -1,0 +1,45 @@
+; At -O1 and above (ad<O2>, what clang runs at -O2) the copy of f that is
+; differentiated gets one more round of GVN and dead-store elimination
+; first: here the second load of v[0] (redundant across the store to v[1])
+; and the first store to v[1] (overwritten) do not reach f.fwd. At -O0
+; (ad) the copy is only put into SSA form, and f.fwd keeps both loads and
+; both stores.
+;   double f(double *v) { v[1] = v[0] * v[0]; v[1] = v[0] + v[1];
+;                         return v[1] * v[0]; }
+; RUN: %opt -passes='ad<O2>' %s -S | FileCheck %s --check-prefixes=CHECK,OPT
+; RUN: %opt -passes=ad %s -S | FileCheck %s --check-prefixes=CHECK,O0
+; RUN: not %opt -passes='ad<O7>' %s -S 2>&1 | FileCheck %s --check-prefix=BADLEVEL
+
+declare double @__ad_gradient(ptr, ...)
+
+define double @f(ptr %v) {
+  %p1 = getelementptr inbounds double, ptr %v, i64 1
+  %a = load double, ptr %v
+  %m = fmul double %a, %a
+  store double %m, ptr %p1
+  %b = load double, ptr %v
+  %s = fadd double %b, %m
+  store double %s, ptr %p1
+  %c = load double, ptr %p1
+  %r = fmul double %c, %a
+  ret double %r
+}
+
+define void @g(ptr %v, ptr %dv) {
+  call double (ptr, ...) @__ad_gradient(ptr @f, ptr %v, ptr %dv)
+  ret void
+}
+
+; CHECK-LABEL: define internal double @f.fwd(ptr %v, ptr %dv, ptr noalias %tape)
+; CHECK:         %a = load double, ptr %v
+; O0:            store double %m, ptr %p1
+; O0:            %b = load double, ptr %v
+; O0:            %s = fadd double %b, %m
+; OPT-NOT:       load double, ptr %v
+; OPT:           %s = fadd double %a, %m
+; OPT-NOT:       load double, ptr %v
+; CHECK:         store double %s, ptr %p1
+; CHECK-NEXT:    %r = fmul double %s, %a
+; CHECK-NEXT:    ret double %r
+
+; BADLEVEL: unknown pass name 'ad<O7>'
