@@ -12,6 +12,7 @@
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
 
 #define DEBUG_TYPE "ad-unzip"
 
@@ -274,10 +275,21 @@ void Unzipper::buildFwd(Function *Fwd) {
     for (Instruction &I : BB)
       if (isLinear(&I))
         Linear.push_back(&I);
+  // What only linear code used goes too: shadow addresses above all, which
+  // f.lin recomputes from the taped base pointer. Nothing else removes them
+  // at -O0, where they were about half of f.fwd on straight-line code.
+  SmallPtrSet<Instruction *, 32> Seen;
+  SmallVector<WeakTrackingVH, 32> MaybeDead;
+  for (Instruction *I : Linear)
+    for (Value *Op : I->operands())
+      if (auto *OpI = dyn_cast<Instruction>(Op);
+          OpI && !isLinear(OpI) && Seen.insert(OpI).second)
+        MaybeDead.push_back(OpI);
   for (Instruction *I : Linear)
     I->replaceAllUsesWith(PoisonValue::get(I->getType()));
   for (Instruction *I : Linear)
     I->eraseFromParent();
+  RecursivelyDeleteTriviallyDeadInstructionsPermissive(MaybeDead);
 }
 
 /// f.lin's signature: the tape, then the tangents of the active parameters.

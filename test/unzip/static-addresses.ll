@@ -30,9 +30,10 @@ define void @g(ptr %v, ptr %dv) {
 ; The tape: the shadow pointer and the two factors of the product.
 ; CHECK: %f.tape = type { ptr, double, double }
 
+; f.fwd does not compute the shadow addresses either: only f.lin uses them.
 ; CHECK-LABEL: define internal void @f.fwd(ptr %v, ptr %dv, ptr noalias %tape)
 ; CHECK:         store ptr %dv, ptr
-; CHECK-NOT:     store ptr
+; CHECK-NOT:     {{store ptr|%dv|shadow}}
 ; CHECK:         ret void
 
 ; CHECK-LABEL: define internal void @f.lin(ptr %tape)
