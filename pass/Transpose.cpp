@@ -16,6 +16,7 @@
 #include "TransposeRules.h"
 #include "Unzip.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -71,7 +72,10 @@ private:
   Function *Rev = nullptr;
   Argument *RevTape = nullptr;
   Instruction *SlotInsertPt = nullptr; // in f.rev's entry block
-  DenseMap<Value *, AllocaInst *> Slots;
+  /// In creation order: PromoteMemToReg places the PHIs of the slots in the
+  /// order it is given them, and a pointer-keyed map's order changes from
+  /// run to run (the same input gave different IR).
+  MapVector<Value *, AllocaInst *> Slots;
   SmallVector<AllocaInst *, 8> OtherSlots;
   DenseMap<BasicBlock *, BasicBlock *> RevBlock;
   DenseMap<unsigned, ReversedLoop> Loops;
