@@ -117,20 +117,34 @@ Function *Linearizer::run() {
                        Ret->getReturnValue()->getType()->isPointerTy() &&
                        Info.Shadowed.count(Ret->getReturnValue());
   J = createJvpDeclaration(ReturnsShadow);
-  ValueToValueMapTy VMap;
-  for (Argument &A : Src.args())
-    VMap[&A] = J->getArg(A.getArgNo());
-  SmallVector<ReturnInst *, 4> Returns;
-  CloneFunctionInto(J, &Src, VMap, CloneFunctionChangeType::GlobalChanges,
-                    Returns);
+  // Src is the private copy PrepareSource made (getJvp erases it next): its
+  // body and function metadata (the DISubprogram of its own) move into J
+  // rather than being copied once more. Instructions keep their identity,
+  // so the activity computed on Src holds for J.
+  J->copyAttributesFrom(&Src);
   copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
+  J->copyMetadata(&Src, 0);
+  Src.clearMetadata();
+  for (Argument &A : Src.args())
+    A.replaceAllUsesWith(J->getArg(A.getArgNo()));
+  J->splice(J->end(), &Src);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
 
+  // The activity sets name Src's arguments and instructions (a clone's
+  // value map held nothing else either): J has its own arguments and Src's
+  // instructions.
+  auto InJ = [&](const Value *V) -> Value * {
+    if (auto *A = dyn_cast<Argument>(V))
+      return J->getArg(A->getArgNo());
+    return isa<Instruction>(V) ? const_cast<Value *>(V) : nullptr;
+  };
   for (const Value *V : Info.Varied)
-    Varied.insert(VMap.lookup(V));
+    if (Value *InJV = InJ(V))
+      Varied.insert(InJV);
   for (const Value *V : Info.Shadowed)
-    Shadowed.insert(VMap.lookup(V));
+    if (Value *InJV = InJ(V))
+      Shadowed.insert(InJV);
   unsigned NextExtraArg = Src.arg_size();
   for (Argument &A : Src.args()) {
     if (Act.isActive(A.getArgNo()))

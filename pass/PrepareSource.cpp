@@ -48,9 +48,20 @@ static bool checkSupported(Function &F, const Function &Orig,
 
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
+  // GlobalChanges, not CloneFunction's LocalChangesOnly: the copy gets a
+  // DISubprogram of its own, which moves on with the body to f.jvp
+  // (Linearize.cpp) and must not be shared with f.
+  Function *Src =
+      Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage,
+                       F.getName() + ".ad.src", F.getParent());
   ValueToValueMapTy VMap;
-  Function *Src = CloneFunction(&F, VMap);
-  Src->setName(F.getName() + ".ad.src");
+  for (Argument &A : F.args()) {
+    VMap[&A] = Src->getArg(A.getArgNo());
+    Src->getArg(A.getArgNo())->setName(A.getName());
+  }
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(Src, &F, VMap, CloneFunctionChangeType::GlobalChanges,
+                    Returns);
   Src->setLinkage(GlobalValue::InternalLinkage);
   Src->removeFnAttr(Attribute::OptimizeNone);
   Src->removeFnAttr(Attribute::NoInline);

@@ -258,6 +258,9 @@ void Unzipper::buildFwd(Function *Fwd) {
     for (const RecordStore &S : R.Stores)
       B.CreateStore(StoredValue(S), B.CreateStructGEP(R.Ty, Rec, S.Field));
   }
+  // The map is done with; clearing it first spares every RAUW and erase
+  // below a value-handle update (half of f.fwd's instructions go).
+  VMap.clear();
   // Return the primal result only; then drop every linear instruction.
   for (ReturnInst *Ret : Returns) {
     auto [Y, DY] = unpackJvpReturn(*Ret);
