@@ -54,14 +54,18 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   Function *Src =
       Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage,
                        F.getName() + ".ad.src", F.getParent());
-  ValueToValueMapTy VMap;
-  for (Argument &A : F.args()) {
-    VMap[&A] = Src->getArg(A.getArgNo());
-    Src->getArg(A.getArgNo())->setName(A.getName());
+  {
+    // Scoped: while the map lives, every value SROA and EarlyCSE below
+    // replace or erase would also update the map's value handle.
+    ValueToValueMapTy VMap;
+    for (Argument &A : F.args()) {
+      VMap[&A] = Src->getArg(A.getArgNo());
+      Src->getArg(A.getArgNo())->setName(A.getName());
+    }
+    SmallVector<ReturnInst *, 4> Returns;
+    CloneFunctionInto(Src, &F, VMap, CloneFunctionChangeType::GlobalChanges,
+                      Returns);
   }
-  SmallVector<ReturnInst *, 4> Returns;
-  CloneFunctionInto(Src, &F, VMap, CloneFunctionChangeType::GlobalChanges,
-                    Returns);
   Src->setLinkage(GlobalValue::InternalLinkage);
   Src->removeFnAttr(Attribute::OptimizeNone);
   Src->removeFnAttr(Attribute::NoInline);
