@@ -26,6 +26,8 @@ Function *Differentiator::prepare(Function &F) {
   return prepareSource(F, FAM, Diags, OptimizeSources);
 }
 
+void Differentiator::forgetAnalyses(Function &F) { FAM.clear(F, F.getName()); }
+
 void Differentiator::erase(Function &F) {
   FAM.clear(F, F.getName());
   F.eraseFromParent();

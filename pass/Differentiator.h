@@ -64,6 +64,15 @@ public:
   llvm::ArrayRef<llvm::Function *> generated() const { return Generated; }
   void noteGenerated(llvm::Function *F);
 
+  /// Set when nothing but unzipping will read a JVP's body (no forward-mode
+  /// request in the module, not a stage pass): unzipping then moves f.jvp's
+  /// body into f.fwd instead of copying it, and leaves f.jvp a declaration
+  /// that only names the (function, activity) pair.
+  void setJvpsDisposable(bool B) { JvpsDisposable = B; }
+  bool jvpsDisposable() const { return JvpsDisposable; }
+  /// Drops cached analyses of \p F (its body changed hands).
+  void forgetAnalyses(llvm::Function &F);
+
   Diagnostics &diags() { return Diags; }
   const CustomRules &rules() const { return Rules; }
   /// A prepared copy of \p F's body (PrepareSource.h), or null after
@@ -87,6 +96,7 @@ private:
   llvm::FunctionAnalysisManager &FAM;
   Diagnostics &Diags;
   bool OptimizeSources;
+  bool JvpsDisposable = false;
   CustomRules Rules;
   std::vector<llvm::Function *> Generated;
   size_t RequestStart = 0;

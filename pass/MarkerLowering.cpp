@@ -425,6 +425,10 @@ bool lowerMarkers(Module &M, Differentiator &D) {
   SmallSetVector<Function *, 8> Callers;
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
+  // Forward mode calls f.jvp itself; reverse mode only unzips it.
+  D.setJvpsDisposable(llvm::none_of(Markers, [](CallBase *Marker) {
+    return Marker->getCalledFunction()->getName().starts_with(DerivativePrefix);
+  }));
   for (CallBase *Marker : Markers) {
     if (auto *II = dyn_cast<InvokeInst>(Marker))
       Marker = changeToCall(II);
@@ -447,6 +451,12 @@ bool lowerMarkers(Module &M, Differentiator &D) {
       GV->eraseFromParent();
   CustomRules::eraseRegistrations(M);
   eraseUnusedGenerated(M);
+  // A JVP whose body moved into f.fwd must have gone with its last caller.
+  for (Function &F : M)
+    if (F.isDeclaration() && getDerivedInfo(F))
+      D.diags().internalError(nullptr, "'" + F.getName() +
+                                           "' is still called after its "
+                                           "body moved into f.fwd");
   D.verifyCallers(Callers.getArrayRef());
   return true;
 }

@@ -109,9 +109,54 @@ void Unzipper::buildFwd(Function *Fwd) {
   for (Argument &A : Jvp.args())
     if (Value *M = VMap.lookup(&A); M && isa<Argument>(M))
       M->setName(A.getName());
+  DenseMap<Value *, WeakTrackingVH> Tracked; // when f.jvp's body moves
+  // Plain copies: the map follows a key through RAUW.
+  SmallVector<Value *, 8> ArgInFwd;
+  for (Argument &A : Jvp.args())
+    ArgInFwd.push_back(VMap.lookup(&A));
   SmallVector<ReturnInst *, 4> Returns;
-  CloneFunctionInto(Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
-                    Returns);
+  // When nothing else will read f.jvp (Differentiator::jvpsDisposable), its
+  // body, DISubprogram included, moves here: no copy of twice the primal's
+  // code to make and then half of it to delete. Otherwise it is cloned.
+  const bool Moved = D.jvpsDisposable();
+  if (Moved) {
+    // What CloneFunctionInto copies besides the body (unnamed_addr,
+    // alignment, section, ...); the attribute list is set below.
+    AttributeList Attrs = Fwd->getAttributes();
+    Fwd->copyAttributesFrom(&Jvp);
+    Fwd->setAttributes(Attrs);
+    Fwd->setSubprogram(Jvp.getSubprogram());
+    Jvp.setSubprogram(nullptr);
+    for (Argument &A : Jvp.args())
+      A.replaceAllUsesWith(ArgInFwd[A.getArgNo()]);
+    Fwd->splice(Fwd->end(), &Jvp);
+    // The values the tape plan names, followed through the replacements
+    // below (a call's primal result becomes the f.fwd call, a local shadow
+    // a tape field), as a clone's value map would.
+    auto Track = [&](Value *V) {
+      if (V && isa<Instruction>(V))
+        Tracked.try_emplace(V, V);
+    };
+    for (auto &[V, Field] : Layout.StaticResiduals)
+      Track(V);
+    for (const RecordStore &S : Layout.StaticStores)
+      Track(S.V);
+    for (auto &[Key, R] : Layout.Records)
+      for (const RecordStore &S : R.Stores)
+        Track(S.V);
+    for (auto &[L, AL] : Layout.ArrayLoops)
+      Track(AL.BackedgeCount);
+    for (auto &[AI, Field] : Layout.ShadowAllocas)
+      Track(AI);
+    for (auto &[Call, Slot] : Layout.CalleeTapes)
+      Track(Call);
+    for (BasicBlock &BB : *Fwd)
+      if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+        Returns.push_back(Ret);
+  } else {
+    CloneFunctionInto(Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
+                      Returns);
+  }
   copyPrimalAttributes(*Fwd, Primal, Primal.arg_size(), /*WritesTape=*/true);
   // The tape is f.fwd's own: the caller allocates it for this call and
   // touches it only after f.fwd returns, and every pointer into it that
@@ -120,15 +165,24 @@ void Unzipper::buildFwd(Function *Fwd) {
   Fwd->addParamAttr(TapePtr->getArgNo(), Attribute::NoAlias);
   Fwd->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*Fwd, DerivedKind::Fwd, Primal, Info.Act);
+  // f.jvp's blocks and values in f.fwd (themselves, when moved).
   auto FwdBlock = [&](BasicBlock *BB) {
-    return cast<BasicBlock>(VMap.lookup(BB));
+    return Moved ? BB : cast<BasicBlock>(VMap.lookup(BB));
+  };
+  auto FwdValue = [&](Value *V) -> Value * {
+    if (auto *A = dyn_cast<Argument>(V))
+      return ArgInFwd[A->getArgNo()];
+    if (!Moved)
+      return VMap.lookup(V);
+    auto It = Tracked.find(V);
+    return It == Tracked.end() ? V : static_cast<Value *>(It->second);
   };
   LLVMContext &Ctx = Fwd->getContext();
   Type *I64 = Type::getInt64Ty(Ctx);
 
   // Static residuals are stored right where they become available.
   for (auto [V, Field] : Layout.StaticResiduals) {
-    Value *Mapped = VMap.lookup(V);
+    Value *Mapped = FwdValue(V);
     IRBuilder<> B(Ctx);
     if (isa<Argument>(V))
       B.SetInsertPoint(&*Fwd->getEntryBlock().getFirstInsertionPt());
@@ -140,7 +194,7 @@ void Unzipper::buildFwd(Function *Fwd) {
     B.CreateStore(Mapped, staticField(B, TapePtr, Field));
   }
   for (auto [AI, Field] : Layout.ShadowAllocas) {
-    auto *FwdAI = cast<AllocaInst>(VMap.lookup(AI));
+    auto *FwdAI = cast<AllocaInst>(FwdValue(AI));
     IRBuilder<> B(FwdAI);
     Value *InTape = staticField(B, TapePtr, Field);
     InTape->takeName(FwdAI);
@@ -164,7 +218,7 @@ void Unzipper::buildFwd(Function *Fwd) {
   // or, inside a loop, a tape pushed for this call.
   DenseMap<CallBase *, Value *> PushedCalleeTape;
   for (auto [JvpCall, Slot] : Layout.CalleeTapes) {
-    auto *Call = cast<CallBase>(VMap.lookup(JvpCall));
+    auto *Call = cast<CallBase>(FwdValue(JvpCall));
     const Unzipped &U = Layout.Callees[JvpCall];
     IRBuilder<> B(Call);
     SmallVector<Value *, 8> Args = calleeArgs(*Call, /*Tangents=*/false);
@@ -200,10 +254,9 @@ void Unzipper::buildFwd(Function *Fwd) {
     BasicBlock *PH = FwdBlock(L->getLoopPreheader());
     IRBuilder<> B(PH->getTerminator());
     // A constant trip count expands to a constant, which VMap does not map.
-    Value *Backedges =
-        isa<Constant>(AL.BackedgeCount)
-            ? AL.BackedgeCount
-            : static_cast<Value *>(VMap.lookup(AL.BackedgeCount));
+    Value *Backedges = isa<Constant>(AL.BackedgeCount)
+                           ? AL.BackedgeCount
+                           : FwdValue(AL.BackedgeCount);
     Value *Count =
         B.CreateAdd(Backedges, ConstantInt::get(I64, 1), "iterations");
     BasicBlock *Key = L->getHeader();
@@ -227,7 +280,7 @@ void Unzipper::buildFwd(Function *Fwd) {
   auto StoredValue = [&](const RecordStore &S) -> Value * {
     switch (S.K) {
     case RecordStore::Residual:
-      return VMap.lookup(S.V);
+      return FwdValue(S.V);
     case RecordStore::PredIndex:
       return PredIdx[S.Block];
     case RecordStore::CalleeTape:
@@ -261,6 +314,7 @@ void Unzipper::buildFwd(Function *Fwd) {
   // The map is done with; clearing it first spares every RAUW and erase
   // below a value-handle update (half of f.fwd's instructions go).
   VMap.clear();
+  Tracked.clear();
   // Return the primal result only; then drop every linear instruction.
   for (ReturnInst *Ret : Returns) {
     auto [Y, DY] = unpackJvpReturn(*Ret);
@@ -293,6 +347,9 @@ void Unzipper::buildFwd(Function *Fwd) {
   for (Instruction *I : Linear)
     I->eraseFromParent();
   RecursivelyDeleteTriviallyDeadInstructionsPermissive(MaybeDead);
+  // Only now: the tape layout holds f.jvp's loops, owned by its LoopInfo.
+  if (Moved)
+    D.forgetAnalyses(Jvp);
 }
 
 /// f.lin's signature: the tape, then the tangents of the active parameters.
@@ -548,8 +605,9 @@ std::optional<Unzipped> Unzipper::run() {
   D.noteGenerated(Lin);
   if (!planTape())
     return std::nullopt;
-  buildFwd(Fwd);
+  // f.lin first: it reads f.jvp, whose body f.fwd may take over.
   buildLin(Lin);
+  buildFwd(Fwd);
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
     return std::nullopt;
   ++NumUnzipped;
