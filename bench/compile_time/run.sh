@@ -5,9 +5,10 @@
 #   clang-19 -O<L> -DAD_NO_PLUGIN -c prog.c                          (baseline)
 #   clang-19 -O<L> -fpass-plugin=build/pass/libADPass.so -Iinclude -c prog.c
 #
-# (wall time, median of CT_REPS runs), then links the plugin's object with
-# the runtime and runs it (gradient vs. central finite difference), and
-# prints one markdown table on stdout. Progress and provenance go to stderr.
+# (wall time, median of CT_REPS rounds; each round runs the two compiles
+# back to back, so that a machine whose speed drifts slows both alike),
+# then links the plugin's object with the runtime and runs it (gradient vs.
+# central finite difference), and prints one markdown table on stdout. Progress and provenance go to stderr.
 #
 #   bench/compile_time/run.sh                 everything (about 8 minutes)
 #   bench/compile_time/run.sh calls           only these configurations:
@@ -76,24 +77,40 @@ time_compile() {
   fi
 }
 
-# measure LOG OBJ ARGS... : median over reps (one run if the first is slow).
-# Prints the median, or "timeout"/"fail".
-measure() {
-  local log="$1" obj="$2"; shift 2
-  local ts=() t i
-  t=$(time_compile "$log" "$obj" "$@")
-  [[ $t == timeout || $t == fail ]] && { echo "$t"; return; }
-  ts+=("$t")
-  if awk -v t="$t" -v s="$slow" 'BEGIN { exit !(t <= s) }'; then
-    for ((i = 1; i < reps; i++)); do
-      t=$(time_compile "$log" "$obj" "$@")
-      [[ $t == timeout || $t == fail ]] && { echo "$t"; return; }
-      ts+=("$t")
-    done
-  fi
-  printf '%s\n' "${ts[@]}" | sort -g | awk '{ a[NR] = $1 } END {
+# median: the median of the numbers on stdin, or nothing.
+median() {
+  sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) exit;
     if (NR % 2) printf "%.3f", a[(NR + 1) / 2];
     else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# measure_pair: times the baseline compile (base_args) and, unless
+# plugin_args is empty, the plugin compile alternately for CT_REPS rounds
+# (one round when a compile takes longer than CT_SLOW), so that a machine
+# whose speed drifts during the run slows both alike. Sets base_t and
+# with_t to the medians, or to "timeout"/"fail".
+measure_pair() {
+  local bt=() pt=() t i
+  base_t="" with_t=""
+  for ((i = 0; i < reps; i++)); do
+    if [[ -z $base_t ]]; then
+      t=$(time_compile "$out/base.log" "$out/base.o" "${base_args[@]}")
+      if [[ $t == timeout || $t == fail ]]; then base_t=$t; else bt+=("$t"); fi
+    fi
+    if [[ ${#plugin_args[@]} -gt 0 && -z $with_t ]]; then
+      t=$(time_compile "$out/plugin.log" "$out/plugin.o" "${plugin_args[@]}")
+      if [[ $t == timeout || $t == fail ]]; then with_t=$t; else pt+=("$t"); fi
+    fi
+    # Slow compiles are timed once.
+    if printf '%s\n' "${bt[@]}" "${pt[@]}" |
+      awk -v s="$slow" '$1 > s { found = 1 } END { exit !found }'; then
+      break
+    fi
+  done
+  [[ -z $base_t ]] && base_t=$(printf '%s\n' "${bt[@]}" | median)
+  if [[ ${#plugin_args[@]} -gt 0 && -z $with_t ]]; then
+    with_t=$(printf '%s\n' "${pt[@]}" | median)
+  fi
 }
 
 echo "| case | -O | N | without plugin (s) | with plugin (s) | ratio | with plugin, ms per N | added by plugin, ms per N | gradient check |"
@@ -112,11 +129,6 @@ for cfg in "${configs[@]}"; do
     src="$out/${kind}_$n.c"
     python3 "$here/gen.py" "$kind" "$n" >"$src" || { echo "run.sh: gen.py failed" >&2; exit 2; }
     tag="$kind -O$opt N=$n"
-    echo "# $tag: baseline ..." >&2
-    base=$(measure "$out/base.log" "$out/base.o" "-O$opt" -DAD_NO_PLUGIN "$src")
-    if [[ $base == fail ]]; then
-      failures+=("$tag: baseline compile failed: $(grep -m1 error "$out/base.log")")
-    fi
     # Decide whether the plugin compile can finish within the timeout.
     skip=""
     if [[ -n $dead ]]; then
@@ -129,13 +141,20 @@ for cfg in "${configs[@]}"; do
         skip="skipped (extrapolated ~${pred} s > ${tmo} s)"
       fi
     fi
+    base_args=("-O$opt" -DAD_NO_PLUGIN "$src")
+    plugin_args=()
+    [[ -z $skip ]] && plugin_args=("-O$opt" "-fpass-plugin=$plugin" -I"$repo/include" "$src")
+    echo "# $tag: baseline${skip:+ only} ..." >&2
+    measure_pair
+    base=$base_t
+    if [[ $base == fail ]]; then
+      failures+=("$tag: baseline compile failed: $(grep -m1 error "$out/base.log")")
+    fi
     check=""
     if [[ -n $skip ]]; then
       with="$skip"
     else
-      echo "# $tag: plugin ..." >&2
-      with=$(measure "$out/plugin.log" "$out/plugin.o" "-O$opt" "-fpass-plugin=$plugin" \
-        -I"$repo/include" "$src")
+      with=$with_t
       if [[ $with == timeout ]]; then
         dead="N=$n timed out"
         with="> $tmo (timeout)"
