@@ -214,8 +214,9 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
     } else {
       // A constant parameter's tangent is zero. A placeholder stands for it
       // until the rule is checked, so that the check sees the rule whole.
-      auto *Zero = UnaryOperator::CreateFNeg(
-          ConstantFP::getNegativeZero(P.getType()), SrcT->getName() + ".zero");
+      auto *Zero = UnaryOperator::Create(
+          Instruction::FNeg, ConstantFP::getNegativeZero(P.getType()),
+          SrcT->getName() + ".zero");
       ZeroTangents.push_back(Zero);
       VMap[SrcT] = Zero;
     }

@@ -28,7 +28,8 @@ void Diagnostics::emit(const Instruction *At, const Twine &Msg, bool IsNote) {
                                            At->getDebugLoc(), Sev));
     return;
   }
-  Ctx.diagnose(DiagnosticInfoInlineAsm(Msg, Sev));
+  // Location cookie 0: no source line.
+  Ctx.diagnose(DiagnosticInfoInlineAsm(0, Msg, Sev));
 }
 
 void Diagnostics::errorAtRequest(const Twine &Msg) {

@@ -1,6 +1,7 @@
 //===- LLVMCompat.h - shims over LLVM API differences -----------*- C++ -*-===//
 //
-// ADPass targets LLVM 19 first; LLVM 16 and 22 are to follow. Every place
+// ADPass targets LLVM 19 first; it also compiles against LLVM 22 (tests not
+// yet run there); LLVM 16 is to follow. Every place
 // where the API we use differs between those versions goes through a helper
 // here, so the rest of the pass reads as plain LLVM 19 code.
 //
@@ -11,7 +12,15 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include <functional>
+
+// The plugin interface moved from Passes/ to Plugins/ in LLVM 22.
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Plugins/PassPlugin.h"
+#else
+#include "llvm/Passes/PassPlugin.h"
+#endif
 
 namespace ad {
 
@@ -29,6 +38,16 @@ inline OptimizerEarlyFn adaptOptimizerEarlyCallback(OptimizerEarlyFn F) {
   return F;
 }
 #endif
+
+/// SCEVExpander takes the DataLayout from ScalarEvolution since LLVM 22.
+inline llvm::SCEVExpander makeSCEVExpander(llvm::ScalarEvolution &SE,
+                                           const char *Name) {
+#if LLVM_VERSION_MAJOR >= 22
+  return llvm::SCEVExpander(SE, Name);
+#else
+  return llvm::SCEVExpander(SE, SE.getDataLayout(), Name);
+#endif
+}
 
 } // namespace ad
 

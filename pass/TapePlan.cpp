@@ -7,6 +7,7 @@
 // cheap arithmetic on values taped anyway are recomputed instead.
 //
 //===----------------------------------------------------------------------===//
+#include "LLVMCompat.h"
 #include "Linearity.h"
 #include "Linearize.h"
 #include "ShadowMemory.h"
@@ -286,7 +287,6 @@ void Unzipper::findArrayLoops() {
   AC = std::make_unique<AssumptionCache>(Jvp);
   SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
   ScalarEvolution &SE = *this->SE;
-  const DataLayout &DL = Jvp.getParent()->getDataLayout();
   Type *I64 = Type::getInt64Ty(Jvp.getContext());
   for (Loop *L : LI->getLoopsInPreorder()) {
     BasicBlock *PH = L->getLoopPreheader(), *Latch = L->getLoopLatch();
@@ -300,7 +300,7 @@ void Unzipper::findArrayLoops() {
         BTC->getType()->getIntegerBitWidth() > 64)
       continue;
     BTC = SE.getNoopOrZeroExtend(BTC, I64);
-    SCEVExpander Exp(SE, DL, "ad.trip");
+    SCEVExpander Exp = makeSCEVExpander(SE, "ad.trip");
     if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator()))
       continue;
     ArrayLoop AL;
