@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "JvpRules.h"
+#include "LLVMCompat.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -92,7 +93,7 @@ static const JvpRule Rules[] = {
 {"asin",      true,  0, Intrinsic::asin,      {[](D &d) { return d.over(d.intrinsic(Intrinsic::sqrt, {d.sub(d.num(1), d.sq(d.x(0)))})); }}},
 {"acos",      true,  0, Intrinsic::acos,      {[](D &d) { return d.over(d.neg(d.intrinsic(Intrinsic::sqrt, {d.sub(d.num(1), d.sq(d.x(0)))}))); }}},
 {"atan",      true,  0, Intrinsic::atan,      {[](D &d) { return d.over(d.add(d.num(1), d.sq(d.x(0)))); }}},
-{"atan2",     true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(1), d.add(d.sq(d.x(0)), d.sq(d.x(1))))); },
+{"atan2",     true,  0, Atan2Intrinsic,       {[](D &d) { return d.times(d.div(d.x(1), d.add(d.sq(d.x(0)), d.sq(d.x(1))))); },
                                                 [](D &d) { return d.times(d.neg(d.div(d.x(0), d.add(d.sq(d.x(0)), d.sq(d.x(1)))))); }}},
 {"sinh",      true,  0, Intrinsic::sinh,      {[](D &d) { return d.times(d.intrinsic(Intrinsic::cosh, {d.x(0)})); }}},
 {"cosh",      true,  0, Intrinsic::cosh,      {[](D &d) { return d.times(d.intrinsic(Intrinsic::sinh, {d.x(0)})); }}},

@@ -10,6 +10,7 @@
 #define ADPASS_LLVMCOMPAT_H
 
 #include "llvm/Config/llvm-config.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -37,6 +38,15 @@ inline auto adaptOptimizerEarlyCallback(OptimizerEarlyFn F) {
 inline OptimizerEarlyFn adaptOptimizerEarlyCallback(OptimizerEarlyFn F) {
   return F;
 }
+#endif
+
+/// atan2 is also an intrinsic since LLVM 20 (and clang emits it for the libm
+/// call); before, only the call exists.
+#if LLVM_VERSION_MAJOR >= 20
+inline constexpr llvm::Intrinsic::ID Atan2Intrinsic = llvm::Intrinsic::atan2;
+#else
+inline constexpr llvm::Intrinsic::ID Atan2Intrinsic =
+    llvm::Intrinsic::not_intrinsic;
 #endif
 
 /// SCEVExpander takes the DataLayout from ScalarEvolution since LLVM 22.

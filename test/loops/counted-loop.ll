@@ -12,8 +12,8 @@
 ; CHECK:         %array = call ptr @__ad_tape_push(i64 %array.bytes)
 ; CHECK:       loop:
 ; CHECK-NOT:     call ptr @__ad_tape_push
-; CHECK:         %record = getelementptr { double }, ptr %array, i64 %iteration
-; CHECK-NEXT:    [[F:%.*]] = getelementptr inbounds { double }, ptr %record, i32 0, i32 0
+; CHECK:         %record = getelementptr {{(nuw )?}}{ double }, ptr %array, i64 %iteration
+; CHECK-NEXT:    [[F:%.*]] = getelementptr inbounds{{( nuw)?}} { double }, ptr %record, i32 0, i32 0
 ; CHECK-NEXT:    store double %v, ptr [[F]]
 ; CHECK-NEXT:    br i1 %done, label %exit, label %loop
 
@@ -23,7 +23,7 @@
 ; CHECK-NEXT:    br label %loop
 ; CHECK:       loop:
 ; CHECK-NEXT:    %iteration.0 = phi i64 [ [[LAST]], %exit ], [ [[PREV:%.*]], %loop.from.loop ]
-; CHECK-NEXT:    %record = getelementptr { double }, ptr %array{{[0-9]*}}, i64 %iteration.0
+; CHECK-NEXT:    %record = getelementptr {{(nuw )?}}{ double }, ptr %array{{[0-9]*}}, i64 %iteration.0
 ; CHECK-NEXT:    %v = load double, ptr %record
 ; CHECK:         [[OFF:%.*]] = mul i64 %iteration.0, 8
 ; CHECK-NEXT:    [[SH:%.*]] = getelementptr i8, ptr %dx, i64 [[OFF]]

@@ -34,12 +34,12 @@ define double @grad(double %u) {
 ; UNZIP-LABEL: define internal double @f.fwd(double %u, ptr noalias %tape)
 ; UNZIP-NEXT:    %s = call double @llvm.sin.f64(double %u)
 ; UNZIP-NEXT:    [[COS:%.*]] = call double @llvm.cos.f64(double %u)
-; UNZIP-NEXT:    [[SLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0
+; UNZIP-NEXT:    [[SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 0
 ; UNZIP-NEXT:    store double [[COS]], ptr [[SLOT]]
 ; UNZIP-NEXT:    %r = fneg double %s
 ; UNZIP-NEXT:    ret double %r
 ; UNZIP-LABEL: define internal double @f.lin(ptr %tape, double %du)
-; UNZIP-NEXT:    [[SLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0
+; UNZIP-NEXT:    [[SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 0
 ; UNZIP-NEXT:    [[COS:%.*]] = load double, ptr [[SLOT]], align 8, !ad.static
 ; UNZIP-NEXT:    [[T:%.*]] = fmul double [[COS]], %du, !ad.linear
 ; UNZIP-NEXT:    [[DR:%.*]] = fneg double [[T]], !ad.linear

@@ -21,7 +21,7 @@
 ; CHECK-NEXT:    br i1 [[FROMTHEN]], label %join.from.then, label %join.from.else
 ; CHECK:       then:
 ; CHECK:         [[CTA:%.*]] = fmul double %ct, %y
-; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 1
+; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 1
 ; CHECK-NEXT:    [[CTX:%.*]] = call double @sq.rev(ptr [[SQTAPE]], double [[CTA]])
 ; CHECK:       entry:
 ; CHECK-DAG:     %dx.ct.0 = phi double [ [[CTX]], %then ], [ {{%.*}}, %else ]

@@ -12,28 +12,28 @@
 ; CHECK-LABEL: define internal double @f.fwd(double %x, double %y, ptr noalias %tape)
 ; CHECK:       entry:
 ; CHECK:         %c = fcmp ogt double %x, %y
-; CHECK-NEXT:    [[CSLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0
+; CHECK-NEXT:    [[CSLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 0
 ; CHECK-NEXT:    store i1 %c, ptr [[CSLOT]]
 ; CHECK-NEXT:    br i1 %c, label %then, label %else
 ; CHECK:       then:
-; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 1
+; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 1
 ; CHECK-NEXT:    [[A:%.*]] = call double @sq.fwd(double %x, ptr [[SQTAPE]])
 ; CHECK:         store double [[A]]
 ; CHECK:         %a2 = fmul double [[A]], %y
 ; CHECK:       join:
 ; CHECK-NEXT:    %r = phi double [ %a2, %then ], [ %b, %else ]
 ; CHECK-NEXT:    %pred.idx = phi i8 [ 1, %else ], [ 0, %then ]
-; CHECK-NEXT:    [[PSLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 7
+; CHECK-NEXT:    [[PSLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 7
 ; CHECK-NEXT:    store i8 %pred.idx, ptr [[PSLOT]]
 ; CHECK-NEXT:    ret double %r
 
 ; CHECK-LABEL: define internal double @f.lin(ptr %tape, double %dx, double %dy)
 ; CHECK:       entry:
-; CHECK-NEXT:    [[CSLOT:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 0
+; CHECK-NEXT:    [[CSLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 0
 ; CHECK-NEXT:    %c = load i1, ptr [[CSLOT]]
 ; CHECK-NEXT:    br i1 %c, label %then, label %else
 ; CHECK:       then:
-; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds %f.tape, ptr %tape, i32 0, i32 1
+; CHECK-NEXT:    [[SQTAPE:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr %tape, i32 0, i32 1
 ; CHECK-NEXT:    [[DA:%.*]] = call double @sq.lin(ptr [[SQTAPE]], double %dx), !ad.linear
 ; CHECK-NOT:   call
 ; CHECK:       join:
