@@ -40,6 +40,17 @@ void tagDerived(Function &Derived, DerivedKind K, const Function &Primal,
   Derived.addFnAttr(ActivityAttr, A.str());
 }
 
+void takeBody(Function &To, Function &From, ArrayRef<Value *> ArgsInTo) {
+  AttributeList Attrs = To.getAttributes();
+  To.copyAttributesFrom(&From);
+  To.setAttributes(Attrs);
+  To.copyMetadata(&From, 0);
+  From.clearMetadata();
+  for (Argument &A : From.args())
+    A.replaceAllUsesWith(ArgsInTo[A.getArgNo()]);
+  To.splice(To.end(), &From);
+}
+
 void copyPrimalAttributes(Function &Derived, const Function &Primal,
                           unsigned NumPrimalParams, bool WritesTape) {
   LLVMContext &Ctx = Derived.getContext();

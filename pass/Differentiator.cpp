@@ -29,7 +29,7 @@ Function *Differentiator::prepare(Function &F) {
 void Differentiator::forgetAnalyses(Function &F) { FAM.clear(F, F.getName()); }
 
 void Differentiator::erase(Function &F) {
-  FAM.clear(F, F.getName());
+  forgetAnalyses(F);
   F.eraseFromParent();
 }
 
@@ -101,8 +101,7 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
   if (!Src)
     return nullptr;
   Function *Jvp = linearize(*Src, F, A, *this);
-  FAM.clear(*Src, Src->getName());
-  Src->eraseFromParent();
+  erase(*Src);
   if (!Jvp) {
     // Linearize erased nothing; the half-built function goes now.
     if (Function *Partial = findDerived(M, F, DerivedKind::Jvp, A)) {

@@ -121,13 +121,11 @@ Function *Linearizer::run() {
   // body and function metadata (the DISubprogram of its own) move into J
   // rather than being copied once more. Instructions keep their identity,
   // so the activity computed on Src holds for J.
-  J->copyAttributesFrom(&Src);
-  copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
-  J->copyMetadata(&Src, 0);
-  Src.clearMetadata();
+  SmallVector<Value *, 8> ArgsInJ;
   for (Argument &A : Src.args())
-    A.replaceAllUsesWith(J->getArg(A.getArgNo()));
-  J->splice(J->end(), &Src);
+    ArgsInJ.push_back(J->getArg(A.getArgNo()));
+  takeBody(*J, Src, ArgsInJ);
+  copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
 

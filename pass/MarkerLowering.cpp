@@ -32,6 +32,11 @@ static bool isMarker(const Function &F) {
                                F.getName().starts_with(DerivativePrefix));
 }
 
+/// A reverse-mode request (__ad_gradient*); the others are forward mode.
+static bool isGradientMarker(const CallBase &Marker) {
+  return Marker.getCalledFunction()->getName().starts_with(GradientPrefix);
+}
+
 SmallVector<CallBase *, 8> findMarkers(Module &M) {
   // In program order, so that diagnostics come out in source order.
   SmallVector<CallBase *, 8> Markers;
@@ -141,7 +146,7 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
   Request R;
   R.Marker = &Marker;
   StringRef MarkerName = Marker.getCalledFunction()->getName();
-  R.Reverse = MarkerName.starts_with(GradientPrefix);
+  R.Reverse = isGradientMarker(Marker);
   unsigned FnIdx = hasSRet(Marker) ? 1 : 0;
   if (Marker.arg_size() <= FnIdx) {
     Diags.errorAtRequest(MarkerName + ": the first argument must be the "
@@ -426,9 +431,8 @@ bool lowerMarkers(Module &M, Differentiator &D) {
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
-  D.setJvpsDisposable(llvm::none_of(Markers, [](CallBase *Marker) {
-    return Marker->getCalledFunction()->getName().starts_with(DerivativePrefix);
-  }));
+  D.setJvpsDisposable(llvm::all_of(
+      Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
   for (CallBase *Marker : Markers) {
     if (auto *II = dyn_cast<InvokeInst>(Marker))
       Marker = changeToCall(II);

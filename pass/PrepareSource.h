@@ -15,7 +15,7 @@
 // inliner pipeline the ad pass reruns). Differentiating the cleaner copy
 // means fewer tangent loads and stores, fewer residuals on the tape and a
 // smaller f.fwd to compile: on the compile-time benchmark's straight-line
-// code (bench/README.md) f.fwd has 3x fewer loads and a third fewer stores.
+// code (bench/README.md) f.fwd has 4x fewer loads and a third fewer stores.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_PREPARESOURCE_H

@@ -120,16 +120,7 @@ void Unzipper::buildFwd(Function *Fwd) {
   // code to make and then half of it to delete. Otherwise it is cloned.
   const bool Moved = D.jvpsDisposable();
   if (Moved) {
-    // What CloneFunctionInto copies besides the body (unnamed_addr,
-    // alignment, section, ...); the attribute list is set below.
-    AttributeList Attrs = Fwd->getAttributes();
-    Fwd->copyAttributesFrom(&Jvp);
-    Fwd->setAttributes(Attrs);
-    Fwd->setSubprogram(Jvp.getSubprogram());
-    Jvp.setSubprogram(nullptr);
-    for (Argument &A : Jvp.args())
-      A.replaceAllUsesWith(ArgInFwd[A.getArgNo()]);
-    Fwd->splice(Fwd->end(), &Jvp);
+    takeBody(*Fwd, Jvp, ArgInFwd);
     // The values the tape plan names, followed through the replacements
     // below (a call's primal result becomes the f.fwd call, a local shadow
     // a tape field), as a clone's value map would.
@@ -334,7 +325,7 @@ void Unzipper::buildFwd(Function *Fwd) {
         Linear.push_back(&I);
   // What only linear code used goes too: shadow addresses above all, which
   // f.lin recomputes from the taped base pointer. Nothing else removes them
-  // at -O0, where they were about half of f.fwd on straight-line code.
+  // at -O0 (one per distinct address: a loop's dv + i, each dv + k).
   SmallPtrSet<Instruction *, 32> Seen;
   SmallVector<WeakTrackingVH, 32> MaybeDead;
   for (Instruction *I : Linear)
