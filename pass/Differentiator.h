@@ -83,13 +83,16 @@ public:
   llvm::TargetLibraryInfo &tli(llvm::Function &F);
   /// Folds the identities construction leaves behind (-0.0 + x, x * 1).
   void simplify(llvm::Function &F);
-  /// Runs the linearity verifier when enabled (always for the ad pass).
+  /// The linearity verifier on a function a stage built, then
+  /// verifyStage().
   bool verifyLinearity(llvm::Function &F);
-  /// LLVM's verifier on a completed generated function.
-  bool verifyIR(llvm::Function &F);
-  /// LLVM's verifier on functions whose markers were replaced: invalid IR
-  /// must never reach code generation.
-  bool verifyCallers(llvm::ArrayRef<llvm::Function *> Callers);
+  /// LLVM's verifier on a function a stage built, with -ad-verify-each
+  /// only: verifyEmitted() checks what leaves the pass.
+  bool verifyStage(llvm::Function &F);
+  /// LLVM's verifier on the functions whose markers were replaced and on
+  /// every derived function left in the module: invalid IR must never reach
+  /// the optimizer or code generation.
+  bool verifyEmitted(llvm::ArrayRef<llvm::Function *> Callers);
 
 private:
   llvm::Module &M;

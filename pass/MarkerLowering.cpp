@@ -461,7 +461,7 @@ bool lowerMarkers(Module &M, Differentiator &D) {
       D.diags().internalError(nullptr, "'" + F.getName() +
                                            "' is still called after its "
                                            "body moved into f.fwd");
-  D.verifyCallers(Callers.getArrayRef());
+  D.verifyEmitted(Callers.getArrayRef());
   return true;
 }
 

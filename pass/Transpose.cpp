@@ -516,7 +516,7 @@ Function *Transposer::run() {
   DominatorTree DT(*Rev);
   PromoteMemToReg(Allocas, DT);
   D.simplify(*Rev);
-  if (!D.verifyIR(*Rev))
+  if (!D.verifyStage(*Rev))
     return nullptr;
   ++NumTransposed;
   return Rev;

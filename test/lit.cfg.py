@@ -25,14 +25,18 @@ runtime = config.ad_runtime
 clang = os.path.join(config.llvm_bin, "clang")
 clangxx = os.path.join(config.llvm_bin, "clang++")
 
+# The tests run LLVM's verifier after every stage (-ad-verify-each), not only
+# on what leaves the pass, so that a broken stage is named. clang parses
+# -mllvm before it loads -fpass-plugin, hence the extra -load.
+verify_each = "-Xclang -load -Xclang %s -mllvm -ad-verify-each" % plugin
 config.substitutions.append(("%opt", os.path.join(config.llvm_bin, "opt")
-                             + " -load-pass-plugin=" + plugin))
+                             + " -load-pass-plugin=" + plugin + " -ad-verify-each"))
 # %adcc / %adcxx compile and link a program with the plugin and the runtime:
 #   %adcc -O2 %s -o %t && %t
-config.substitutions.append(("%adcc", "%s -fpass-plugin=%s -I%s -I%s/Inputs"
-                             % (clang, plugin, inc, os.path.join(config.test_source_root, "integration"))))
-config.substitutions.append(("%adcxx", "%s -fpass-plugin=%s -I%s -I%s/Inputs"
-                             % (clangxx, plugin, inc, os.path.join(config.test_source_root, "integration"))))
+config.substitutions.append(("%adcc", "%s %s -fpass-plugin=%s -I%s -I%s/Inputs"
+                             % (clang, verify_each, plugin, inc, os.path.join(config.test_source_root, "integration"))))
+config.substitutions.append(("%adcxx", "%s %s -fpass-plugin=%s -I%s -I%s/Inputs"
+                             % (clangxx, verify_each, plugin, inc, os.path.join(config.test_source_root, "integration"))))
 config.substitutions.append(("%adlibs", "%s -lm" % runtime))
 config.substitutions.append(("%clang", clang))
 config.substitutions.append(("%python", sys.executable))
