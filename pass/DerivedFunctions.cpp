@@ -40,6 +40,11 @@ void tagDerived(Function &Derived, DerivedKind K, const Function &Primal,
   Derived.addFnAttr(ActivityAttr, A.str());
 }
 
+void untagDerived(Function &F) {
+  for (StringRef Attr : {KindAttr, PrimalAttr, ActivityAttr})
+    F.removeFnAttr(Attr);
+}
+
 void takeBody(Function &To, Function &From, ArrayRef<Value *> ArgsInTo) {
   AttributeList Attrs = To.getAttributes();
   To.copyAttributesFrom(&From);

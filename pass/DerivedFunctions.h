@@ -30,6 +30,10 @@ std::string derivedName(const llvm::Function &Primal, llvm::StringRef Kind,
 void tagDerived(llvm::Function &Derived, DerivedKind K,
                 const llvm::Function &Primal, const Activity &A);
 
+/// Removes what tagDerived recorded, from a function that was split off a
+/// derived one and is not itself one.
+void untagDerived(llvm::Function &F);
+
 /// Gives \p Derived the attributes of \p Primal that stay true: function
 /// attributes and those of the first \p NumPrimalParams parameters, minus
 /// what a changed return type or a written tape would contradict.

@@ -4,6 +4,7 @@
 #include "Differentiator.h"
 #include "LinearityVerifier.h"
 #include "MarkerLowering.h"
+#include "OutlineLongBlocks.h"
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -29,6 +30,11 @@ static void keepCallChainsOutOfLine(Module &M) {
 PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags, Level != OptimizationLevel::O0);
+  // The functions whose markers become calls of derived code, which the
+  // inliner below may put there.
+  SmallSetVector<Function *, 8> Callers;
+  for (CallBase *Marker : findMarkers(M))
+    Callers.insert(Marker->getFunction());
   if (!lowerMarkers(M, D))
     return PreservedAnalyses::all();
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
@@ -43,6 +49,17 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     ModulePassManager MPM;
     MPM.addPass(PB->buildInlinerPipeline(Level, ThinOrFullLTOPhase::None));
     MPM.run(M, MAM);
+  }
+  if (Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
+    // Last, so that the inliner cannot put the runs back and each run is
+    // already optimised code. At -O0 code generation is linear in block
+    // length and nothing is outlined.
+    SmallVector<Function *, 16> Derived(Callers.begin(), Callers.end());
+    for (Function &F : M)
+      if (getDerivedInfo(F) && !Callers.count(&F))
+        Derived.push_back(&F);
+    for (Function *F : Derived)
+      outlineLongBlocks(*F);
   }
   return PreservedAnalyses::none();
 }

@@ -13,10 +13,15 @@
 //     the same and at shifted offsets;
 //   - a call of a helper that updates the array in place, between accesses
 //     (the helper's f.rev reads and writes the same shadow cells).
-// Every component of every gradient is compared with central differences.
+// Every component of every gradient is compared with central differences,
+// also when the blocks of the derived code (and of main, which the gradients
+// are inlined into) are cut into runs of 7 instructions, the middle runs
+// outlined (pass/OutlineLongBlocks.h; by default only blocks of over 8000).
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcc -O2 -mllvm -ad-outline-block-threshold=20 \
+// RUN:   -mllvm -ad-outline-run-length=7 %s -o %t.runs %adlibs && %t.runs
 
 #include "ad.h"
 #include "adcheck.h"

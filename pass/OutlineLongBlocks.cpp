@@ -1,0 +1,108 @@
+//===- OutlineLongBlocks.cpp - bounded basic blocks in derived code -------===//
+#include "OutlineLongBlocks.h"
+#include "DerivedFunctions.h"
+
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Transforms/Utils/CodeExtractor.h"
+
+#define DEBUG_TYPE "ad"
+
+using namespace llvm;
+
+STATISTIC(NumOutlinedRuns, "Runs of long derived blocks moved to functions");
+
+static cl::opt<unsigned> BlockThreshold(
+    "ad-outline-block-threshold", cl::init(8000), cl::Hidden,
+    cl::desc("Outline parts of derived basic blocks longer than this many "
+             "instructions (0: never)"));
+static cl::opt<unsigned> RunLength(
+    "ad-outline-run-length", cl::init(2000), cl::Hidden,
+    cl::desc("Instructions per outlined run of a long derived block"));
+
+namespace ad {
+
+/// Cuts \p BB into runs of RunLength instructions and returns the runs to
+/// outline: the new blocks except the last, which keeps BB's terminator (BB
+/// itself keeps the first run). Cut from the end backwards, so that each
+/// split moves only one run.
+static SmallVector<BasicBlock *, 16> cutIntoRuns(BasicBlock &BB) {
+  SmallVector<Instruction *, 16> Cuts;
+  unsigned K = 0;
+  for (Instruction &I : make_range(BB.getFirstInsertionPt(), BB.end()))
+    if (++K % RunLength == 0 && !I.isTerminator())
+      Cuts.push_back(&I);
+  SmallVector<BasicBlock *, 16> Runs;
+  for (Instruction *Cut : reverse(Cuts))
+    Runs.push_back(BB.splitBasicBlock(Cut, BB.getName() + ".run"));
+  // Runs[0] holds the terminator; the others end in a cut's branch.
+  std::reverse(Runs.begin(), Runs.end());
+  if (!Runs.empty())
+    Runs.pop_back();
+  return Runs;
+}
+
+/// Whether \p I means something only in its own function's frame, so that
+/// moving it into a callee would change what it does. CodeExtractor already
+/// refuses allocas, invokes and varargs intrinsics.
+static bool dependsOnFrame(const Instruction &I) {
+  if (const auto *II = dyn_cast<IntrinsicInst>(&I)) {
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::stacksave:
+    case Intrinsic::stackrestore:
+    case Intrinsic::frameaddress:
+    case Intrinsic::returnaddress:
+    case Intrinsic::addressofreturnaddress:
+    case Intrinsic::sponentry:
+    case Intrinsic::localescape:
+      return true;
+    default:
+      return false;
+    }
+  }
+  const auto *CB = dyn_cast<CallBase>(&I);
+  return CB && (CB->hasFnAttr(Attribute::ReturnsTwice) || CB->isMustTailCall());
+}
+
+unsigned outlineLongBlocks(Function &F) {
+  if (BlockThreshold == 0 || RunLength == 0 || F.isDeclaration())
+    return 0;
+  SmallVector<BasicBlock *, 4> Long;
+  for (BasicBlock &BB : F)
+    if (BB.sizeWithoutDebug() > BlockThreshold)
+      Long.push_back(&BB);
+  if (Long.empty())
+    return 0;
+  SmallVector<BasicBlock *, 16> Runs;
+  for (BasicBlock *BB : Long)
+    Runs.append(cutIntoRuns(*BB));
+
+  CodeExtractorAnalysisCache CEAC(F);
+  unsigned Outlined = 0;
+  for (BasicBlock *Run : Runs) {
+    if (any_of(*Run, dependsOnFrame))
+      continue;
+    CodeExtractor CE({Run}, /*DT=*/nullptr, /*AggregateArgs=*/false,
+                     /*BFI=*/nullptr, /*BPI=*/nullptr, /*AC=*/nullptr,
+                     /*AllowVarArgs=*/false, /*AllowAlloca=*/false,
+                     /*AllocationBlock=*/nullptr, "run");
+    if (!CE.isEligible())
+      continue;
+    Function *Part = CE.extractCodeRegion(CEAC);
+    if (!Part)
+      continue;
+    // The inliner must not put the run back (e.g. at link time), and the
+    // run is a part of a derived function, not one itself: CodeExtractor
+    // copied the attributes that say what F was derived from.
+    Part->addFnAttr(Attribute::NoInline);
+    untagDerived(*Part);
+    ++Outlined;
+  }
+  NumOutlinedRuns += Outlined;
+  return Outlined;
+}
+
+} // namespace ad

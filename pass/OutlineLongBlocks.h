@@ -1,0 +1,30 @@
+//===- OutlineLongBlocks.h - bounded blocks in derived code -*- C++ -*-===//
+//
+// LLVM's SLP vectorizer and machine scheduler take time quadratic in the
+// length of a basic block. A long straight-line f gives f.fwd and f.rev
+// blocks two to three times longer than its own, so those two passes alone
+// made the gradient of a 30,000-statement f cost 3.6x the compile of f.
+// After the derivative is optimised, the blocks of derived functions that
+// are longer than a threshold are cut into runs of fixed length, and each
+// run between the first (which holds the block's phis and, in the entry
+// block, its allocas) and the last (which holds its terminator) is moved into
+// a function of its own (CodeExtractor). A run's results that later runs use
+// go back through stack slots.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_OUTLINELONGBLOCKS_H
+#define ADPASS_OUTLINELONGBLOCKS_H
+
+namespace llvm {
+class Function;
+}
+
+namespace ad {
+
+/// Outlines runs of the blocks of \p F that are longer than the threshold
+/// (-ad-outline-block-threshold). Returns the number of functions created.
+unsigned outlineLongBlocks(llvm::Function &F);
+
+} // namespace ad
+
+#endif
