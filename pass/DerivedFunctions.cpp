@@ -45,6 +45,32 @@ void untagDerived(Function &F) {
     F.removeFnAttr(Attr);
 }
 
+void copyCodegenAttributes(Function &Derived, const Function &Primal) {
+  static constexpr Attribute::AttrKind CodegenKinds[] = {
+      Attribute::UWTable,
+      Attribute::NoRedZone,
+      Attribute::NoImplicitFloat,
+      Attribute::OptimizeForSize,
+      Attribute::MinSize,
+      Attribute::StackProtect,
+      Attribute::StackProtectStrong,
+      Attribute::StackProtectReq,
+      Attribute::NullPointerIsValid,
+      Attribute::SanitizeAddress,
+      Attribute::SanitizeHWAddress,
+      Attribute::SanitizeMemory,
+      Attribute::SanitizeThread,
+      Attribute::SafeStack,
+      Attribute::ShadowCallStack};
+  for (const Attribute &A : Primal.getAttributes().getFnAttrs()) {
+    bool IsCodegen = A.isStringAttribute()
+                         ? !A.getKindAsString().starts_with("ad-")
+                         : is_contained(CodegenKinds, A.getKindAsEnum());
+    if (IsCodegen)
+      Derived.addFnAttr(A);
+  }
+}
+
 void takeBody(Function &To, Function &From, ArrayRef<Value *> ArgsInTo) {
   AttributeList Attrs = To.getAttributes();
   To.copyAttributesFrom(&From);

@@ -40,6 +40,15 @@ void untagDerived(llvm::Function &F);
 void copyPrimalAttributes(llvm::Function &Derived, const llvm::Function &Primal,
                           unsigned NumPrimalParams, bool WritesTape);
 
+/// Gives \p Derived, a function built from scratch rather than cloned from
+/// \p Primal (f.lin, f.rev), the primal's attributes that say how to
+/// generate code (target CPU and features, floating-point and frame
+/// options, unwind tables, stack protection, sanitizers) and none that
+/// describe what the primal does (memory effects, nofree, ...). Without
+/// them f.rev of code built with -march=haswell would get no FMA or AVX.
+void copyCodegenAttributes(llvm::Function &Derived,
+                           const llvm::Function &Primal);
+
 /// Moves \p From's body into the empty \p To, with what CloneFunctionInto
 /// would have copied besides it (unnamed_addr, alignment, section, ...;
 /// \p To keeps its own attribute list) and \p From's function metadata (its

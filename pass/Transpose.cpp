@@ -110,6 +110,7 @@ Function *Transposer::createRevDeclaration() {
   Function *F = Function::Create(
       FunctionType::get(RetTy, Params, false), GlobalValue::InternalLinkage,
       derivedName(*Info.Primal, "rev", Info.Act), Lin.getParent());
+  copyCodegenAttributes(*F, *Info.Primal);
   tagDerived(*F, DerivedKind::Rev, *Info.Primal, Info.Act);
   F->getArg(0)->setName("tape");
   if (Params.size() > 1)

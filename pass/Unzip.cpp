@@ -357,6 +357,7 @@ Function *Unzipper::declareLin() {
   Function *Lin = Function::Create(
       FunctionType::get(RetTy, Params, false), GlobalValue::InternalLinkage,
       derivedName(Primal, "lin", Info.Act), Jvp.getParent());
+  copyCodegenAttributes(*Lin, Primal);
   tagDerived(*Lin, DerivedKind::Lin, Primal, Info.Act);
   return Lin;
 }
