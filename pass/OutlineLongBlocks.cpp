@@ -20,15 +20,15 @@ static cl::opt<unsigned> BlockThreshold(
     cl::desc("Outline parts of derived basic blocks longer than this many "
              "instructions (0: never)"));
 static cl::opt<unsigned> RunLength(
-    "ad-outline-run-length", cl::init(2000), cl::Hidden,
+    "ad-outline-run-length", cl::init(3000), cl::Hidden,
     cl::desc("Instructions per outlined run of a long derived block"));
 
 namespace ad {
 
-/// Cuts \p BB into runs of RunLength instructions and returns the runs to
-/// outline: the new blocks except the last, which keeps BB's terminator (BB
-/// itself keeps the first run). Cut from the end backwards, so that each
-/// split moves only one run.
+/// Cuts \p BB into runs of RunLength instructions and returns the new
+/// blocks in order: BB keeps the first run, the last new block ends in BB's
+/// terminator, the others in a cut's branch. Cut from the end backwards, so
+/// that each split moves only one run.
 static SmallVector<BasicBlock *, 16> cutIntoRuns(BasicBlock &BB) {
   SmallVector<Instruction *, 16> Cuts;
   unsigned K = 0;
@@ -38,10 +38,7 @@ static SmallVector<BasicBlock *, 16> cutIntoRuns(BasicBlock &BB) {
   SmallVector<BasicBlock *, 16> Runs;
   for (Instruction *Cut : reverse(Cuts))
     Runs.push_back(BB.splitBasicBlock(Cut, BB.getName() + ".run"));
-  // Runs[0] holds the terminator; the others end in a cut's branch.
   std::reverse(Runs.begin(), Runs.end());
-  if (!Runs.empty())
-    Runs.pop_back();
   return Runs;
 }
 
@@ -67,6 +64,31 @@ static bool dependsOnFrame(const Instruction &I) {
   return CB && (CB->hasFnAttr(Attribute::ReturnsTwice) || CB->isMustTailCall());
 }
 
+/// Gives \p Run its own copy of every address it uses that is computed
+/// outside it at constant offsets (shadow cells, tape fields): recomputing
+/// one costs an add, passing it costs a stack slot in every call. Done for
+/// all runs before any is extracted (the last too, which stays), so that an
+/// address computed in one run and used in a later one does not become a
+/// result of the first.
+static void rematerializeAddresses(BasicBlock &Run) {
+  SmallDenseMap<GetElementPtrInst *, Instruction *, 32> Copies;
+  BasicBlock::iterator Top = Run.getFirstInsertionPt();
+  for (Instruction &I : make_range(Top, Run.end()))
+    for (Use &U : I.operands()) {
+      auto *Address = dyn_cast<GetElementPtrInst>(U.get());
+      if (!Address || Address->getParent() == &Run ||
+          !Address->hasAllConstantIndices())
+        continue;
+      Instruction *&Copy = Copies[Address];
+      if (!Copy) {
+        Copy = Address->clone();
+        Copy->insertBefore(Top);
+        Copy->setName(Address->getName());
+      }
+      U.set(Copy);
+    }
+}
+
 unsigned outlineLongBlocks(Function &F) {
   if (BlockThreshold == 0 || RunLength == 0 || F.isDeclaration())
     return 0;
@@ -76,9 +98,16 @@ unsigned outlineLongBlocks(Function &F) {
       Long.push_back(&BB);
   if (Long.empty())
     return 0;
+  // The runs between the first and the last of each block are outlined;
+  // those two stay, with the phis and allocas and with the terminator.
   SmallVector<BasicBlock *, 16> Runs;
-  for (BasicBlock *BB : Long)
-    Runs.append(cutIntoRuns(*BB));
+  for (BasicBlock *BB : Long) {
+    SmallVector<BasicBlock *, 16> New = cutIntoRuns(*BB);
+    for (BasicBlock *Run : New)
+      rematerializeAddresses(*Run);
+    if (!New.empty())
+      Runs.append(New.begin(), New.end() - 1);
+  }
 
   CodeExtractorAnalysisCache CEAC(F);
   unsigned Outlined = 0;

@@ -9,7 +9,11 @@
 // run between the first (which holds the block's phis and, in the entry
 // block, its allocas) and the last (which holds its terminator) is moved into
 // a function of its own (CodeExtractor). A run's results that later runs use
-// go back through stack slots.
+// go back through stack slots, and its inputs are passed as arguments, so a
+// cut costs about three memory operations per live value: runs are long
+// (3000 instructions cost the gradient of a 10,000-statement function 13%
+// of its speed, runs of 2000 19%), and addresses at constant offsets are
+// recomputed in each run rather than passed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_OUTLINELONGBLOCKS_H

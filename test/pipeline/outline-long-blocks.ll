@@ -4,7 +4,7 @@
 ; the machine scheduler are quadratic in block length. Only at -O1 and
 ; above, last in the ad pass: the runs are noinline, and they are not
 ; derived functions themselves (no ad-* attributes). Small limits here; the
-; defaults (8000, 2000) leave this f alone.
+; defaults (8000, 3000) leave this f alone.
 ;   double f(double *v) { v[3] = v[1] + v[2] * v[5]; v[0] = v[3] + v[4] * v[7];
 ;     v[6] = v[0] + v[3] * v[3]; v[2] = v[6] + v[0] * v[1]; return v[2] * v[0]; }
 ; RUN: %opt -passes='ad<O2>' -ad-outline-block-threshold=30 -ad-outline-run-length=20 %s -S | FileCheck %s
@@ -51,12 +51,18 @@ define void @g(ptr %v, ptr %dv) {
 ; the first stays (it begins the block, where phis and allocas are), the
 ; second is outlined, its results returned through memory, the last stays
 ; (it ends in the block's terminator). f.rev (65) has two middle runs.
+; Addresses at constant offsets (%p3, the shadow cells, tape fields) are
+; recomputed in each run, not passed: a run gets the base pointers.
 ; CHECK-LABEL: define internal double @f.fwd(
-; CHECK:         call void @f.fwd.run(
+; CHECK:         call void @f.fwd.run(ptr %v, double %a1, ptr %tape, double %v1, ptr %a2.loc, ptr %a4.loc)
 ; CHECK:         ret double %r
 ; CHECK-LABEL: define internal void @f.rev(
 ; CHECK:         call void @f.rev.run(
+; CHECK-NOT:     shadow
+; CHECK-SAME:    ){{$}}
 ; CHECK:         call void @f.rev.run.1(
+; CHECK-NOT:     shadow
+; CHECK-SAME:    ){{$}}
 ; CHECK:         ret void
 ; CHECK-LABEL: define internal void @f.fwd.run(
 ; CHECK-SAME:    #[[PART:[0-9]+]]
