@@ -434,9 +434,9 @@ void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {
   // Built directly, not through a constant folder: unpackJvpReturn relies on
   // the two insertvalue instructions being there.
   auto *WithPrimal = InsertValueInst::Create(PoisonValue::get(PairTy), Y, {0});
-  WithPrimal->insertBefore(&Ret);
+  WithPrimal->insertBefore(Ret.getIterator());
   auto *WithTangent = InsertValueInst::Create(WithPrimal, DY, {1});
-  WithTangent->insertBefore(&Ret);
+  WithTangent->insertBefore(Ret.getIterator());
   markLinear(WithTangent);
   Ret.setOperand(0, WithTangent);
 }
