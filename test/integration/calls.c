@@ -10,6 +10,10 @@
 // RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O2 -ffast-math %s -o %t.fm %adlibs && %t.fm
+// With LTO (GNU ld and LLVMgold): the gradients are built when the file is
+// compiled, before the link; the link step must keep them working.
+// RUN: %adcc -O0 -flto=thin -fuse-ld=bfd %s -o %t.thin0 %adlibs && %t.thin0
+// RUN: %adcc -O2 -flto=thin -fuse-ld=bfd %s -o %t.thin2 %adlibs && %t.thin2
 
 #include "ad.h"
 #include "adcheck.h"

@@ -7,6 +7,9 @@
 // RUN: %adcc -O0 %s %S/Inputs/custom_jvp_other.c -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s %S/Inputs/custom_jvp_other.c -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O2 -ffast-math %s %S/Inputs/custom_jvp_other.c -o %t.fm %adlibs && %t.fm
+// Full LTO: the other file's bodies become visible only at the link, after
+// the ad pass ran; the custom rules are what this file's gradients use.
+// RUN: %adcc -O2 -flto -fuse-ld=bfd %s %S/Inputs/custom_jvp_other.c -o %t.lto %adlibs && %t.lto
 #include "ad.h"
 #include "adcheck.h"
 #include <math.h>
