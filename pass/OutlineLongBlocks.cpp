@@ -42,10 +42,15 @@ static SmallVector<BasicBlock *, 16> cutIntoRuns(BasicBlock &BB) {
   return Runs;
 }
 
-/// Whether \p I means something only in its own function's frame, so that
-/// moving it into a callee would change what it does. CodeExtractor already
+/// Whether \p I must stay in its function: it means something only in its
+/// own frame (moved into a callee, it would do something else), or it
+/// makes or takes a token, which cannot cross a call. CodeExtractor itself
 /// refuses allocas, invokes and varargs intrinsics.
-static bool dependsOnFrame(const Instruction &I) {
+static bool mustStayInFunction(const Instruction &I) {
+  if (I.getType()->isTokenTy() || any_of(I.operands(), [](const Use &U) {
+        return U->getType()->isTokenTy();
+      }))
+    return true;
   if (const auto *II = dyn_cast<IntrinsicInst>(&I)) {
     switch (II->getIntrinsicID()) {
     case Intrinsic::stacksave:
@@ -90,7 +95,9 @@ static void rematerializeAddresses(BasicBlock &Run) {
 }
 
 unsigned outlineLongBlocks(Function &F) {
-  if (BlockThreshold == 0 || RunLength == 0 || F.isDeclaration())
+  // optnone: the user asked for this function to be left as it is.
+  if (BlockThreshold == 0 || RunLength == 0 || F.isDeclaration() ||
+      F.hasOptNone())
     return 0;
   SmallVector<BasicBlock *, 4> Long;
   for (BasicBlock &BB : F)
@@ -112,7 +119,7 @@ unsigned outlineLongBlocks(Function &F) {
   CodeExtractorAnalysisCache CEAC(F);
   unsigned Outlined = 0;
   for (BasicBlock *Run : Runs) {
-    if (any_of(*Run, dependsOnFrame))
+    if (any_of(*Run, mustStayInFunction))
       continue;
     CodeExtractor CE({Run}, /*DT=*/nullptr, /*AggregateArgs=*/false,
                      /*BFI=*/nullptr, /*BPI=*/nullptr, /*AC=*/nullptr,
