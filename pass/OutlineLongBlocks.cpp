@@ -94,17 +94,17 @@ static void rematerializeAddresses(BasicBlock &Run) {
     }
 }
 
-unsigned outlineLongBlocks(Function &F) {
+SmallVector<Function *, 8> outlineLongBlocks(Function &F) {
   // optnone: the user asked for this function to be left as it is.
   if (BlockThreshold == 0 || RunLength == 0 || F.isDeclaration() ||
       F.hasOptNone())
-    return 0;
+    return {};
   SmallVector<BasicBlock *, 4> Long;
   for (BasicBlock &BB : F)
     if (BB.sizeWithoutDebug() > BlockThreshold)
       Long.push_back(&BB);
   if (Long.empty())
-    return 0;
+    return {};
   // The runs between the first and the last of each block are outlined;
   // those two stay, with the phis and allocas and with the terminator.
   SmallVector<BasicBlock *, 16> Runs;
@@ -117,7 +117,7 @@ unsigned outlineLongBlocks(Function &F) {
   }
 
   CodeExtractorAnalysisCache CEAC(F);
-  unsigned Outlined = 0;
+  SmallVector<Function *, 8> Outlined;
   for (BasicBlock *Run : Runs) {
     if (any_of(*Run, mustStayInFunction))
       continue;
@@ -135,9 +135,9 @@ unsigned outlineLongBlocks(Function &F) {
     // copied the attributes that say what F was derived from.
     Part->addFnAttr(Attribute::NoInline);
     untagDerived(*Part);
-    ++Outlined;
+    Outlined.push_back(Part);
   }
-  NumOutlinedRuns += Outlined;
+  NumOutlinedRuns += Outlined.size();
   return Outlined;
 }
 

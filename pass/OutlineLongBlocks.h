@@ -19,6 +19,8 @@
 #ifndef ADPASS_OUTLINELONGBLOCKS_H
 #define ADPASS_OUTLINELONGBLOCKS_H
 
+#include "llvm/ADT/SmallVector.h"
+
 namespace llvm {
 class Function;
 }
@@ -26,8 +28,8 @@ class Function;
 namespace ad {
 
 /// Outlines runs of the blocks of \p F that are longer than the threshold
-/// (-ad-outline-block-threshold). Returns the number of functions created.
-unsigned outlineLongBlocks(llvm::Function &F);
+/// (-ad-outline-block-threshold). Returns the functions created.
+llvm::SmallVector<llvm::Function *, 8> outlineLongBlocks(llvm::Function &F);
 
 } // namespace ad
 

@@ -59,7 +59,12 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
       if (getDerivedInfo(F) && !Callers.count(&F))
         Derived.push_back(&F);
     for (Function *F : Derived)
-      outlineLongBlocks(*F);
+      if (SmallVector<Function *, 8> Parts = outlineLongBlocks(*F);
+          !Parts.empty()) {
+        D.verifyStage(*F);
+        for (Function *Part : Parts)
+          D.verifyStage(*Part);
+      }
   }
   return PreservedAnalyses::none();
 }
