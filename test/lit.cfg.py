@@ -44,3 +44,15 @@ config.substitutions.append(("%llvm_bin", config.llvm_bin))
 config.substitutions.append(("%adplugin", plugin))
 config.substitutions.append(("%inc", inc))
 config.substitutions.append(("%runtime", runtime))
+
+# cpu-fma: this machine runs FMA instructions, so tests may build for a
+# target with FMA (-mfma), where llvm.fmuladd is fused.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("flags"):
+                if "fma" in line.split(":", 1)[1].split():
+                    config.available_features.add("cpu-fma")
+                break
+except OSError:
+    pass
