@@ -5,6 +5,7 @@
 #include "Linearity.h"
 #include "LinearityVerifier.h"
 #include "Linearize.h"
+#include "PrepareSource.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -85,15 +86,8 @@ static void splitFusedMultiplyAdds(Function &J, ArrayRef<Value *> Tangents) {
            II->getIntrinsicID() == Intrinsic::fma) &&
           llvm::any_of(II->args(), [&](Use &U) { return Dep.count(U.get()); }))
         Fused.push_back(II);
-  for (IntrinsicInst *II : Fused) {
-    IRBuilder<> B(II);
-    B.setFastMathFlags(II->getFastMathFlags());
-    Value *Product = B.CreateFMul(II->getArgOperand(0), II->getArgOperand(1));
-    Value *Sum = B.CreateFAdd(Product, II->getArgOperand(2));
-    Sum->takeName(II);
-    II->replaceAllUsesWith(Sum);
-    II->eraseFromParent();
-  }
+  for (IntrinsicInst *II : Fused)
+    splitMultiplyAdd(*II);
 }
 
 /// Replaces the zero tangents of constant parameters by 0.0; a linear

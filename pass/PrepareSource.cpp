@@ -74,14 +74,18 @@ static void splitFMulAddAsBackendWould(Function &F) {
     auto *II = dyn_cast<IntrinsicInst>(&I);
     if (!II || II->getIntrinsicID() != Intrinsic::fmuladd)
       continue;
-    IRBuilder<> B(II);
-    B.setFastMathFlags(II->getFastMathFlags());
-    Value *Product = B.CreateFMul(II->getArgOperand(0), II->getArgOperand(1));
-    Value *Sum = B.CreateFAdd(Product, II->getArgOperand(2));
-    Sum->takeName(II);
-    II->replaceAllUsesWith(Sum);
-    II->eraseFromParent();
+    splitMultiplyAdd(*II);
   }
+}
+
+void splitMultiplyAdd(IntrinsicInst &FMA) {
+  IRBuilder<> B(&FMA);
+  B.setFastMathFlags(FMA.getFastMathFlags());
+  Value *Product = B.CreateFMul(FMA.getArgOperand(0), FMA.getArgOperand(1));
+  Value *Sum = B.CreateFAdd(Product, FMA.getArgOperand(2));
+  Sum->takeName(&FMA);
+  FMA.replaceAllUsesWith(Sum);
+  FMA.eraseFromParent();
 }
 
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,

@@ -4,7 +4,8 @@
 // Differentiation reads a private copy of the user's function, never the
 // function itself: at -O0 clang marks everything optnone and keeps every
 // variable in memory, so the copy drops optnone and is put into SSA form
-// (SROA), simplified, and given a single return (Transpose starts from it).
+// (mem2reg, or SROA when a local is an aggregate or escapes), simplified,
+// and given a single return (Transpose starts from it).
 // The copy is also where unsupported constructs are found and reported.
 //
 // When the module is optimised (-O1 and above), the copy also gets one more
@@ -17,11 +18,16 @@
 // smaller f.fwd to compile: on the compile-time benchmark's straight-line
 // code (bench/README.md) f.fwd has 4x fewer loads and a third fewer stores.
 //
+// At -O0 on x86 without FMA, llvm.fmuladd in the copy becomes fmul + fadd,
+// as the backend would lower it: FastISel cannot select fmuladd, and f.fwd
+// full of them compiled three times slower than the same code split.
+//
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_PREPARESOURCE_H
 #define ADPASS_PREPARESOURCE_H
 
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/PassManager.h"
 
 namespace ad {
@@ -34,6 +40,12 @@ class Diagnostics;
 llvm::Function *prepareSource(llvm::Function &F,
                               llvm::FunctionAnalysisManager &FAM,
                               Diagnostics &Diags, bool Optimize);
+
+/// Replaces \p FMA (llvm.fmuladd or llvm.fma) with an fmul and an fadd
+/// carrying its fast-math flags. For llvm.fma this rounds twice: callers use
+/// it where that is what the code means (a tangent rule) or where the
+/// backend would do the same.
+void splitMultiplyAdd(llvm::IntrinsicInst &FMA);
 
 } // namespace ad
 
