@@ -423,11 +423,11 @@ static void eraseUnusedGenerated(Module &M) {
   }
 }
 
-bool lowerMarkers(Module &M, Differentiator &D) {
+SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   SmallVector<CallBase *, 8> Markers = findMarkers(M);
-  if (Markers.empty())
-    return false;
   SmallSetVector<Function *, 8> Callers;
+  if (Markers.empty())
+    return Callers;
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
@@ -462,7 +462,7 @@ bool lowerMarkers(Module &M, Differentiator &D) {
                                            "' is still called after its "
                                            "body moved into f.fwd");
   D.verifyEmitted(Callers.getArrayRef());
-  return true;
+  return Callers;
 }
 
 } // namespace ad

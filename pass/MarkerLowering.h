@@ -12,6 +12,7 @@
 #define ADPASS_MARKERLOWERING_H
 
 #include "Activity.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
@@ -42,8 +43,10 @@ std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags,
 
 /// Replaces every marker of \p M by derivative code. Markers that cannot be
 /// lowered are reported and removed, so no invalid IR is left behind.
-/// Returns true if the module changed.
-bool lowerMarkers(llvm::Module &M, Differentiator &D);
+/// Returns the functions that held markers (now calls of derived code);
+/// empty when \p M had none and nothing changed.
+llvm::SmallSetVector<llvm::Function *, 8> lowerMarkers(llvm::Module &M,
+                                                       Differentiator &D);
 
 } // namespace ad
 

@@ -30,12 +30,10 @@ static void keepCallChainsOutOfLine(Module &M) {
 PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags, Level != OptimizationLevel::O0);
-  // The functions whose markers become calls of derived code, which the
+  // The functions whose markers became calls of derived code, which the
   // inliner below may put there.
-  SmallSetVector<Function *, 8> Callers;
-  for (CallBase *Marker : findMarkers(M))
-    Callers.insert(Marker->getFunction());
-  if (!lowerMarkers(M, D))
+  SmallSetVector<Function *, 8> Callers = lowerMarkers(M, D);
+  if (Callers.empty())
     return PreservedAnalyses::all();
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
     // Differentiate optimised code, then optimise the derivative (DESIGN §5):
