@@ -1,8 +1,10 @@
 //===- Activity.cpp - argument activity and varied values -----------------===//
 #include "Activity.h"
+#include "GlobalShadows.h"
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 
 using namespace llvm;
 
@@ -118,14 +120,15 @@ bool allPointersStoredInto(
   return true;
 }
 
-/// Whether pointer-producing \p I (an address computation or a choice
-/// between addresses) takes the shadow of its pointer operands.
-static bool derivesAddress(const Instruction &I) {
+bool derivesAddress(const Instruction &I) {
+  if (auto *II = dyn_cast<IntrinsicInst>(&I))
+    return II->getIntrinsicID() == Intrinsic::threadlocal_address;
   return isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
          isa<AddrSpaceCastInst>(I) || isa<FreezeInst>(I);
 }
 
-ActivityInfo computeActivity(const Function &F, const Activity &A) {
+ActivityInfo computeActivity(const Function &F, const Activity &A,
+                             const GlobalShadows &Globals) {
   ActivityInfo Info;
   for (const Argument &Arg : F.args()) {
     if (A.isActive(Arg.getArgNo()))
@@ -133,6 +136,10 @@ ActivityInfo computeActivity(const Function &F, const Activity &A) {
     if (A.isDup(Arg.getArgNo()))
       Info.Shadowed.insert(&Arg);
   }
+  for (const Instruction &I : instructions(F))
+    for (const Value *Op : I.operands())
+      if (Globals.isShadowed(Op))
+        Info.Shadowed.insert(Op);
 
   // Forward data flow to a fixed point: loops and PHIs need more than one
   // sweep, and the iteration is cheap.
@@ -164,7 +171,8 @@ ActivityInfo computeActivity(const Function &F, const Activity &A) {
           // the shadow memory.
           if (Info.Shadowed.count(LI->getPointerOperand()))
             Mark(Info.Shadowed, &I);
-        } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+        } else if (auto *CB = dyn_cast<CallBase>(&I);
+                   CB && !derivesAddress(I)) {
           // A pointer returned by a call that was given active memory (an
           // accessor such as std::vector::operator[] at -O0) is assumed to
           // point into it; the callee's JVP returns its shadow.
@@ -187,11 +195,14 @@ ActivityInfo computeActivity(const Function &F, const Activity &A) {
           Mark(Info.Varied, &I);
         continue;
       }
-      // A call reads memory through the pointers it is given.
-      bool UsesVaried = llvm::any_of(I.operands(), [&](const Use &U) {
-        return Info.Varied.count(U.get()) ||
-               (isa<CallBase>(I) && Info.Shadowed.count(U.get()));
-      });
+      // A call reads memory through the pointers it is given, and may
+      // read active globals.
+      auto *CB = dyn_cast<CallBase>(&I);
+      bool UsesVaried = (CB && Globals.mayTouchActive(*CB)) ||
+                        llvm::any_of(I.operands(), [&](const Use &U) {
+                          return Info.Varied.count(U.get()) ||
+                                 (CB && Info.Shadowed.count(U.get()));
+                        });
       if (UsesVaried)
         Mark(Info.Varied, &I);
     }

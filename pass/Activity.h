@@ -85,6 +85,13 @@ bool allPointersStoredInto(
     const llvm::AllocaInst &AI,
     llvm::function_ref<bool(const llvm::Value *P, bool PassedToCall)> Accept);
 
+class GlobalShadows;
+
+/// Whether pointer-producing \p I (an address computation, a choice between
+/// addresses, the address of a thread-local global in this thread) takes
+/// the shadow of its pointer operands.
+bool derivesAddress(const llvm::Instruction &I);
+
 /// Which values of a function carry derivatives.
 struct ActivityInfo {
   /// Values that depend on an active argument or on memory with a shadow.
@@ -92,10 +99,12 @@ struct ActivityInfo {
   /// computes integers (indices, branch conditions) never gets tangent code.
   llvm::SmallPtrSet<const llvm::Value *, 32> Varied;
   /// Pointers with a shadow: AD_DUP arguments, local and heap memory that
-  /// can hold floating-point data, and addresses computed from them.
+  /// can hold floating-point data, addresses of active globals (constants
+  /// used by the function), and addresses computed from them.
   llvm::SmallPtrSet<const llvm::Value *, 16> Shadowed;
 };
-ActivityInfo computeActivity(const llvm::Function &F, const Activity &A);
+ActivityInfo computeActivity(const llvm::Function &F, const Activity &A,
+                             const GlobalShadows &Globals);
 
 } // namespace ad
 

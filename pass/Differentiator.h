@@ -17,6 +17,7 @@
 #include "Activity.h"
 #include "CustomRules.h"
 #include "Diagnostics.h"
+#include "GlobalShadows.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -75,6 +76,8 @@ public:
 
   Diagnostics &diags() { return Diags; }
   const CustomRules &rules() const { return Rules; }
+  /// Globals the derived code writes and their shadows (GlobalShadows.h).
+  GlobalShadows &globals() { return Globals; }
   /// A prepared copy of \p F's body (PrepareSource.h), or null after
   /// reporting; erase it with erase().
   llvm::Function *prepare(llvm::Function &F);
@@ -101,6 +104,7 @@ private:
   bool OptimizeSources;
   bool JvpsDisposable = false;
   CustomRules Rules;
+  GlobalShadows Globals;
   std::vector<llvm::Function *> Generated;
   size_t RequestStart = 0;
 };

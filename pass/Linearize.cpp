@@ -109,7 +109,7 @@ Value *Linearizer::tangentOf(Value *V) {
 }
 
 Function *Linearizer::run() {
-  ActivityInfo Info = computeActivity(Src, Act);
+  ActivityInfo Info = computeActivity(Src, Act, D.globals());
   bool ReturnsShadow = false;
   for (BasicBlock &BB : Src)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
@@ -129,20 +129,17 @@ Function *Linearizer::run() {
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
 
-  // The activity sets name Src's arguments and instructions (a clone's
-  // value map held nothing else either): J has its own arguments and Src's
-  // instructions.
+  // The activity sets name Src's arguments, instructions and addresses of
+  // active globals: J has its own arguments and Src's instructions.
   auto InJ = [&](const Value *V) -> Value * {
     if (auto *A = dyn_cast<Argument>(V))
       return J->getArg(A->getArgNo());
-    return isa<Instruction>(V) ? const_cast<Value *>(V) : nullptr;
+    return const_cast<Value *>(V);
   };
   for (const Value *V : Info.Varied)
-    if (Value *InJV = InJ(V))
-      Varied.insert(InJV);
+    Varied.insert(InJ(V));
   for (const Value *V : Info.Shadowed)
-    if (Value *InJV = InJ(V))
-      Shadowed.insert(InJV);
+    Shadowed.insert(InJ(V));
   unsigned NextExtraArg = Src.arg_size();
   for (Argument &A : Src.args()) {
     if (Act.isActive(A.getArgNo()))
@@ -211,7 +208,7 @@ void Linearizer::linearizeInstruction(Instruction &I) {
   if (isShadowed(&I) && isa<LoadInst>(I))
     return;
   if (isShadowed(&I) && !isa<PHINode>(I) &&
-      (!isa<CallBase>(I) || isAllocationCall(&I)))
+      (!isa<CallBase>(I) || isAllocationCall(&I) || derivesAddress(I)))
     return linearizeAddress(I);
   if (auto *LI = dyn_cast<LoadInst>(&I))
     return linearizeLoad(*LI);
@@ -232,16 +229,17 @@ void Linearizer::linearizeInstruction(Instruction &I) {
 void Linearizer::linearizeCall(CallBase &CB) {
   if (isDeallocationCall(&CB))
     return linearizeDeallocation(CB);
-  bool Active = llvm::any_of(CB.args(), [&](const Use &U) {
-    return isVaried(U.get()) || isShadowed(U.get());
-  });
+  bool TouchesGlobals = D.globals().mayTouchActive(CB);
+  bool Active = TouchesGlobals || llvm::any_of(CB.args(), [&](const Use &U) {
+                  return isVaried(U.get()) || isShadowed(U.get());
+                });
   if (!Active)
     return; // Inactive call: stays as primal code.
   if (CB.isInlineAsm())
     return fail(CB, "cannot differentiate inline assembly");
   Function *Callee = CB.getCalledFunction();
   if (!Callee)
-    return linearizeIndirectCall(CB);
+    return linearizeIndirectCall(CB, TouchesGlobals);
   if (D.rules().isInactive(*Callee))
     return; // AD_INACTIVE
   if (D.rules().customJvp(*Callee))
@@ -249,7 +247,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
   if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))
     return applyRule(CB, *R);
   if (!Callee->isDeclaration())
-    return linearizeUserCall(CB, *Callee);
+    return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
+                             TouchesGlobals);
   if (isKnownInactiveFunction(Callee->getName()))
     return;
   bool PassesActiveMemory = llvm::any_of(
@@ -340,7 +339,7 @@ void Linearizer::applyLinearStructure(Instruction &I,
 
 /// A call through a function pointer becomes a call of the dispatcher for
 /// its type (IndirectCalls.h), which is differentiated like a user function.
-void Linearizer::linearizeIndirectCall(CallBase &CB) {
+void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
   if (!isa<CallInst>(CB) || CB.getFunctionType()->isVarArg())
     return fail(CB, "cannot differentiate this call through a function "
                     "pointer (variadic, or an invoke)");
@@ -360,11 +359,12 @@ void Linearizer::linearizeIndirectCall(CallBase &CB) {
   CB.replaceAllUsesWith(Direct);
   CB.eraseFromParent();
   // The target is only compared with functions: it carries no derivative.
-  linearizeUserCall(*Direct, *Dispatcher, /*FirstArgConst=*/true);
+  linearizeUserCall(*Direct, *Dispatcher, /*FirstArgConst=*/true,
+                    TouchesGlobals);
 }
 
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
-                                   bool FirstArgConst) {
+                                   bool FirstArgConst, bool TouchesGlobals) {
   if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
     return fail(CB, "cannot differentiate a call of '" + displayName(Callee) +
                         "' through a mismatched or variadic prototype");
@@ -385,8 +385,11 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       Roles.push_back(ArgRole::Const);
   }
   Activity CalleeAct(Roles);
-  if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup))
-    return; // Only zero tangents flow in: the call stays primal code.
+  // Only zero tangents flow in, none through globals: the call stays
+  // primal code.
+  if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
+      !TouchesGlobals)
+    return;
   Function *CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
   if (!CalleeJvp) {
     Failed = true;

@@ -46,9 +46,12 @@ private:
   void applyLinearStructure(llvm::Instruction &I,
                             llvm::ArrayRef<unsigned> DataOps);
   void linearizeCall(llvm::CallBase &CB);
+  /// \p TouchesGlobals: the callee may access active globals, so it is
+  /// differentiated even when no argument carries a derivative.
   void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee,
-                         bool FirstArgConst = false);
-  void linearizeIndirectCall(llvm::CallBase &CB);
+                         bool FirstArgConst = false,
+                         bool TouchesGlobals = false);
+  void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
   void linearizeReturn(llvm::ReturnInst &Ret);
   void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
 

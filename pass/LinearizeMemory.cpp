@@ -34,6 +34,10 @@ namespace ad {
 Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
+  // An address inside a global the derived code writes: the same address
+  // inside its shadow global.
+  if (auto *C = dyn_cast<Constant>(P); C && D.globals().isShadowed(C))
+    return Shadow[P] = D.globals().shadowOf(C);
   // A pointer loaded from memory with a shadow: its shadow is the pointer
   // at the same place in the shadow memory (non-linear: an address).
   if (auto *LI = dyn_cast<LoadInst>(P); LI && isShadowed(LI)) {
@@ -65,11 +69,10 @@ bool Linearizer::isInactiveMemory(
   SmallVector<const Value *, 4> Objects;
   getUnderlyingObjects(P, Objects, /*LI=*/nullptr, /*MaxLookup=*/0);
   return llvm::all_of(Objects, [&](const Value *Obj) {
-    // Globals have no shadow: storing an active value into one is an
-    // error (linearizeStore), so whatever a global holds carries no
-    // derivative.
-    if (isa<GlobalVariable>(Obj))
-      return true;
+    // Globals the derived code never writes are constant data (a global
+    // it writes has a shadow: GlobalShadows.h).
+    if (auto *GV = dyn_cast<GlobalVariable>(Obj))
+      return !D.globals().isShadowed(GV);
     if (auto *A = dyn_cast<Argument>(Obj))
       return A->getArgNo() < Src.arg_size() &&
              Act.role(A->getArgNo()) == ArgRole::Const;
@@ -151,13 +154,14 @@ void Linearizer::linearizeAddress(Instruction &I) {
     Shadow[&I] = S;
     return;
   }
-  if (auto *CB = dyn_cast<CallBase>(&I))
-    return linearizeAllocation(*CB);
+  if (isAllocationCall(&I))
+    return linearizeAllocation(cast<CallBase>(I));
   // Address arithmetic and choices between addresses: the same operation on
   // the shadows (non-linear code).
   Instruction *S = I.clone();
+  auto *Call = dyn_cast<CallBase>(S); // llvm.threadlocal.address
   for (Use &U : S->operands())
-    if (U->getType()->isPointerTy()) {
+    if (U->getType()->isPointerTy() && !(Call && Call->isCallee(&U))) {
       Value *Sh = shadowOf(U.get(), I);
       if (!Sh) {
         S->deleteValue();
@@ -237,13 +241,13 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   if (!isShadowed(P)) {
     if (isVaried(V))
       return fail(SI, "cannot differentiate: an active value is stored into "
-                      "memory without a shadow (a global variable, or an "
-                      "AD_CONST pointer); global state that carries "
-                      "derivatives is not supported yet");
+                      "memory without a shadow (an AD_CONST pointer, or a "
+                      "global variable that holds pointers or whose size "
+                      "this file does not know): not supported");
     if (isShadowed(V))
       return fail(SI, "cannot differentiate: a pointer to memory that "
                       "carries derivatives is stored into memory without a "
-                      "shadow (a global variable, or an AD_CONST pointer)");
+                      "shadow (an AD_CONST pointer, or a global variable)");
     return;
   }
   if (T->isPointerTy()) {
@@ -316,8 +320,9 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
     return; // no floating-point data: nothing to differentiate
   if (!DstShadowed)
     return fail(MI, "cannot differentiate: active data is copied into "
-                    "memory without a shadow (a mutable global, or an "
-                    "AD_CONST pointer)");
+                    "memory without a shadow (an AD_CONST pointer, or a "
+                    "global variable that holds pointers or whose size "
+                    "this file does not know)");
   Value *SDst = shadowOf(Dst, MI);
   if (!SDst)
     return;

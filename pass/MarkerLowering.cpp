@@ -141,6 +141,25 @@ static bool hasSRet(const CallBase &CB) {
   return CB.arg_size() > 0 && CB.paramHasAttr(0, Attribute::StructRet);
 }
 
+Function *requestedFunction(CallBase &Marker) {
+  unsigned FnIdx = hasSRet(Marker) ? 1 : 0;
+  if (Marker.arg_size() <= FnIdx)
+    return nullptr;
+  Value *FnV = Marker.getArgOperand(FnIdx)->stripPointerCasts();
+  if (auto *GA = dyn_cast<GlobalAlias>(FnV))
+    FnV = GA->getAliaseeObject();
+  return dyn_cast<Function>(FnV);
+}
+
+void findActiveGlobals(Module &M, ArrayRef<CallBase *> Markers,
+                       Differentiator &D) {
+  SmallVector<Function *, 8> Roots;
+  for (CallBase *Marker : Markers)
+    if (Function *F = requestedFunction(*Marker))
+      Roots.push_back(F);
+  D.globals().findActive(M, Roots, D.rules());
+}
+
 std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
                                     const CustomRules &Rules) {
   Request R;
@@ -153,10 +172,7 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
                                       "function to differentiate");
     return std::nullopt;
   }
-  Value *FnV = Marker.getArgOperand(FnIdx)->stripPointerCasts();
-  if (auto *GA = dyn_cast<GlobalAlias>(FnV))
-    FnV = GA->getAliaseeObject();
-  R.Fn = dyn_cast<Function>(FnV);
+  R.Fn = requestedFunction(Marker);
   if (!R.Fn) {
     Diags.errorAtRequest(MarkerName + ": the first argument must name a "
                                       "function (not a variable or function "
@@ -333,6 +349,17 @@ static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
     Marker.replaceAllUsesWith(B.CreateLoad(Target, Slot));
 }
 
+/// Globals are not inputs or outputs of a request: the tangents of their
+/// contents when \p Derived starts, or the cotangents when it ends, are
+/// zero (GlobalShadows.h). Clears the shadows \p Derived uses at \p B.
+static void zeroGlobalShadows(IRBuilder<> &B, Function &Derived,
+                              Differentiator &D) {
+  const DataLayout &DL = D.module().getDataLayout();
+  for (GlobalVariable *S : D.globals().shadowsUsedFrom(Derived))
+    B.CreateMemSet(S, B.getInt8(0), DL.getTypeAllocSize(S->getValueType()),
+                   S->getAlign());
+}
+
 static bool lowerGradient(Request &R, Differentiator &D) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
@@ -362,6 +389,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   FwdArgs.push_back(Tape);
   B.CreateLifetimeStart(Tape);
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
+  zeroGlobalShadows(B, *Rev, D);
   SmallVector<Value *, 2> RevArgs{Tape};
   if (Rev->arg_size() > 1)
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
@@ -399,6 +427,7 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   IRBuilder<> B(R.Marker);
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
+  zeroGlobalShadows(B, *Jvp, D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
   SmallVector<Value *, 1> Out;
@@ -430,6 +459,7 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
     return Callers;
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
+  findActiveGlobals(M, Markers, D);
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
   D.setJvpsDisposable(llvm::all_of(
       Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));

@@ -37,6 +37,15 @@ struct Request {
 /// The marker calls of \p M, in a stable order.
 llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
 
+/// The function \p Marker asks to differentiate, if it names one.
+llvm::Function *requestedFunction(llvm::CallBase &Marker);
+
+/// Decides, for the requests \p Markers, which globals of \p M carry
+/// derivatives (GlobalShadows.h). Before any derivative is built.
+void findActiveGlobals(llvm::Module &M,
+                       llvm::ArrayRef<llvm::CallBase *> Markers,
+                       Differentiator &D);
+
 /// Decodes \p Marker; null after reporting what is wrong with it.
 std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags,
                                     const CustomRules &Rules);

@@ -80,7 +80,9 @@ static SmallVector<Function *, 8> derivedOfKind(Module &M, DerivedKind K) {
 PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags);
-  for (CallBase *Marker : findMarkers(M)) {
+  SmallVector<CallBase *, 8> Markers = findMarkers(M);
+  findActiveGlobals(M, Markers, D);
+  for (CallBase *Marker : Markers) {
     Diags.setRequest(Marker);
     if (std::optional<Request> R = parseRequest(*Marker, Diags, D.rules())) {
       D.beginRequest();

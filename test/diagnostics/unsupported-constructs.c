@@ -1,5 +1,7 @@
 // Constructs outside what ADPass differentiates today are clear errors at
-// their line (with -g), never a crash or a wrong derivative. (Errors come
+// their line (with -g), never a crash or a wrong derivative. (Globals the
+// code writes are differentiated through: integration/globals.c; these are
+// the ones that cannot get a shadow.) (Errors come
 // out in the order of the requests, hence CHECK-DAG.)
 // RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK
 // RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
@@ -11,16 +13,23 @@ double indirect(double x) {
   return fp(x);
 }
 
-double scale = 2.0; // mutable global: reading it is fine (inactive)
-double last;         // but storing an active value into one is not
-double writes_global(double x) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a global variable, or an AD_CONST pointer); global state that carries derivatives is not supported yet
-  last = x * scale;
-  return last;
+double scale = 2.0;   // mutable global: reading it is fine (inactive)
+extern double sink[]; // written, but its size is unknown here: no shadow
+double writes_unsized_global(double x) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (an AD_CONST pointer, or a global variable that holds pointers or whose size this file does not know): not supported
+  sink[0] = x * scale;
+  return x;
+}
+
+double *saved; // a global that holds pointers gets no shadow
+double keeps_pointer(double *p) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: a pointer to memory that carries derivatives is stored into memory without a shadow (an AD_CONST pointer, or a global variable)
+  saved = p;
+  return p[0] * 2;
 }
 
 void writes_const(const double *x, double *out) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a global variable, or an AD_CONST pointer)
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (an AD_CONST pointer
   out[0] = x[0] * x[0];
 }
 
@@ -35,7 +44,8 @@ double vla(double x, int n) {
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
-             __ad_gradient(writes_global, x) + __ad_gradient(vla, x, 4);
+             __ad_gradient(writes_unsized_global, x) +
+             __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }

@@ -1,0 +1,216 @@
+//===- GlobalShadows.cpp - shadow storage for written global variables ----===//
+#include "GlobalShadows.h"
+#include "Activity.h"
+#include "CustomRules.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace ad {
+
+const GlobalVariable *globalBaseOf(const Value *P) {
+  while (auto *CE = dyn_cast<ConstantExpr>(P)) {
+    if (CE->getOpcode() != Instruction::GetElementPtr && !CE->isCast())
+      return nullptr;
+    P = CE->getOperand(0);
+  }
+  return dyn_cast<GlobalVariable>(P);
+}
+
+/// Globals whose memory can carry derivatives and can be given a twin:
+/// mutable, floating-point data without pointers (a global holding
+/// pointers would need the shadow pointers of whatever the program stored
+/// there before the request), of a size known in this module.
+static bool canBeActive(const GlobalVariable &GV) {
+  Type *T = GV.getValueType();
+  if (GV.isConstant() || GV.getName().starts_with("llvm.") || !T->isSized() ||
+      !containsFloatingPoint(T) || containsPointer(T))
+    return false;
+  return GV.getParent()->getDataLayout().getTypeAllocSize(T) > 0;
+}
+
+/// The functions \p Roots may run: direct callees (and the bodies of their
+/// custom forward rules, which are differentiated too), and every
+/// address-taken function once any of them makes an indirect call (the
+/// dispatcher of IndirectCalls.h may reach each).
+static SmallPtrSet<const Function *, 32>
+reachableFunctions(Module &M, ArrayRef<Function *> Roots,
+                   const CustomRules &Rules) {
+  SmallPtrSet<const Function *, 32> Seen;
+  SmallVector<const Function *, 32> Work;
+  auto Visit = [&](const Function *F) {
+    if (F && !F->isDeclaration() && Seen.insert(F).second)
+      Work.push_back(F);
+  };
+  for (Function *F : Roots) {
+    Visit(F);
+    Visit(Rules.customJvp(*F));
+  }
+  bool AddedAddressTaken = false;
+  while (!Work.empty()) {
+    const Function *F = Work.pop_back_val();
+    for (const Instruction &I : instructions(*F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB)
+        continue;
+      if (const Function *Callee = CB->getCalledFunction()) {
+        Visit(Callee);
+        Visit(Rules.customJvp(*Callee));
+      } else if (!CB->isInlineAsm() && !AddedAddressTaken) {
+        AddedAddressTaken = true;
+        for (Function &G : M)
+          if (G.hasAddressTaken())
+            Visit(&G);
+      }
+    }
+  }
+  return Seen;
+}
+
+/// Whether a function in \p Reach may write \p GV: some use there, followed
+/// through address arithmetic, is not a read (a store through it, a memory
+/// copy or fill into it, or the address escaping into memory, a call or a
+/// return, after which anything may write it).
+static bool isWrittenIn(const GlobalVariable &GV,
+                        const SmallPtrSetImpl<const Function *> &Reach) {
+  SmallVector<const Value *, 16> Work{&GV};
+  SmallPtrSet<const Value *, 16> Seen{&GV};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const Use &U : V->uses()) {
+      const User *Usr = U.getUser();
+      auto Follow = [&] {
+        if (Seen.insert(Usr).second)
+          Work.push_back(Usr);
+      };
+      if (isa<ConstantExpr>(Usr)) {
+        Follow();
+        continue;
+      }
+      auto *I = dyn_cast<Instruction>(Usr);
+      if (!I || !Reach.count(I->getFunction()))
+        continue;
+      if (isa<PtrToIntInst>(I))
+        return true;
+      if (derivesAddress(*I) || isa<CastInst>(I)) {
+        Follow();
+        continue;
+      }
+      if (isa<LoadInst>(I) || isa<ICmpInst>(I) || isa<DbgInfoIntrinsic>(I) ||
+          isa<LifetimeIntrinsic>(I))
+        continue;
+      if (auto *MT = dyn_cast<MemTransferInst>(I);
+          MT && U.getOperandNo() == 1 && MT->getRawDest() != V)
+        continue; // copied from
+      return true;
+    }
+  }
+  return false;
+}
+
+void GlobalShadows::findActive(Module &M, ArrayRef<Function *> Roots,
+                               const CustomRules &Rules) {
+  SmallPtrSet<const Function *, 32> Reach = reachableFunctions(M, Roots, Rules);
+  for (GlobalVariable &GV : M.globals())
+    if (canBeActive(GV) && isWrittenIn(GV, Reach))
+      Active.insert(&GV);
+  if (!Active.empty())
+    findTouching(Reach);
+}
+
+void GlobalShadows::findTouching(
+    const SmallPtrSetImpl<const Function *> &Reach) {
+  for (const Function *F : Reach)
+    for (const Instruction &I : instructions(*F))
+      if (llvm::any_of(I.operands(),
+                       [&](const Use &U) { return isShadowed(U.get()); })) {
+        Touching.insert(F);
+        break;
+      }
+  // Callers of such functions, to a fixed point.
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    IndirectMayTouch = llvm::any_of(
+        Touching, [](const Function *F) { return F->hasAddressTaken(); });
+    for (const Function *F : Reach)
+      if (!Touching.count(F) &&
+          llvm::any_of(instructions(*F), [&](const Instruction &I) {
+            auto *CB = dyn_cast<CallBase>(&I);
+            return CB && mayTouchActive(*CB);
+          })) {
+        Touching.insert(F);
+        Changed = true;
+      }
+  }
+}
+
+bool GlobalShadows::mayTouchActive(const CallBase &CB) const {
+  if (const Function *Callee = CB.getCalledFunction())
+    return Touching.count(Callee);
+  return IndirectMayTouch && !CB.isInlineAsm();
+}
+
+bool GlobalShadows::isShadowed(const Value *P) const {
+  if (!isa<Constant>(P) || !P->getType()->isPointerTy())
+    return false;
+  const GlobalVariable *GV = globalBaseOf(P);
+  return GV && Active.count(GV);
+}
+
+Constant *GlobalShadows::shadowOf(Constant *P) {
+  if (auto *CE = dyn_cast<ConstantExpr>(P)) {
+    SmallVector<Constant *, 4> Ops;
+    for (Value *Op : CE->operands())
+      Ops.push_back(cast<Constant>(Op));
+    Ops[0] = shadowOf(Ops[0]);
+    return CE->getWithOperands(Ops);
+  }
+  auto *GV = cast<GlobalVariable>(P);
+  assert(Active.count(GV) && "shadow of a global that carries none");
+  GlobalVariable *&S = PrimalToShadow[GV];
+  if (!S) {
+    Module &M = *GV->getParent();
+    Type *T = GV->getValueType();
+    S = new GlobalVariable(M, T, /*isConstant=*/false,
+                           GlobalValue::InternalLinkage,
+                           Constant::getNullValue(T), GV->getName() + ".shadow",
+                           /*InsertBefore=*/nullptr, GV->getThreadLocalMode(),
+                           GV->getAddressSpace());
+    // Every access the primal makes to GV is valid for its twin.
+    S->setAlignment(std::max(GV->getAlign().valueOrOne(),
+                             M.getDataLayout().getPreferredAlign(GV)));
+    ShadowToPrimal[S] = GV;
+  }
+  return S;
+}
+
+SmallSetVector<GlobalVariable *, 4>
+GlobalShadows::shadowsUsedFrom(Function &F) const {
+  SmallSetVector<GlobalVariable *, 4> Used;
+  if (ShadowToPrimal.empty())
+    return Used;
+  SmallPtrSet<Function *, 16> Seen{&F};
+  SmallVector<Function *, 16> Work{&F};
+  while (!Work.empty()) {
+    Function *G = Work.pop_back_val();
+    for (Instruction &I : instructions(*G))
+      for (Value *Op : I.operands()) {
+        if (auto *Callee = dyn_cast<Function>(Op)) {
+          if (!Callee->isDeclaration() && Seen.insert(Callee).second)
+            Work.push_back(Callee);
+        } else if (isa<Constant>(Op)) {
+          if (auto *GV = const_cast<GlobalVariable *>(globalBaseOf(Op));
+              GV && isShadowGlobal(GV))
+            Used.insert(GV);
+        }
+      }
+  }
+  return Used;
+}
+
+} // namespace ad
