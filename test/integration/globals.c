@@ -11,6 +11,9 @@
 //            pointer a helper receives (the global's address escapes)
 //   table    data main fills in and f only reads (inactive)
 //   tls      a _Thread_local scratch value
+//   memcpy   copies into and out of a global array; a value overwritten
+//   rec      a global updated by every activation of a recursion
+//   fnptr    a global written by a function picked at run time
 //   forward  __ad_derivative through the scratch array
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
@@ -84,6 +87,61 @@ double table_f(const double *x, int n) {
   for (int i = 0; i < n; i++)
     s += table[i] * x[i] * x[i];
   return s;
+}
+
+// memcpy into and out of a global; a value overwritten in a global.
+static double staging[N];
+
+double memcpy_f(const double *x, int n) {
+  memcpy(staging, x, n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    staging[i] *= staging[(i + 1) % n];
+  double y[N];
+  memcpy(y, staging, sizeof y);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += y[i] * y[i];
+  return s;
+}
+
+double overwrite_f(double x, double y) {
+  staging[0] = x * y;
+  double a = staging[0];
+  staging[0] = y; // the old value's cotangent must not leak into x
+  return a * staging[0];
+}
+
+// A global updated by every activation of a recursion.
+static double depth_acc;
+
+__attribute__((noinline)) double rec(double x, int d) {
+  if (d == 0)
+    return depth_acc;
+  depth_acc = depth_acc * x + 1.0;
+  return rec(x, d - 1) * x;
+}
+
+double rec_f(double x) {
+  depth_acc = x;
+  return rec(x, 5);
+}
+
+// A global written by whichever function a pointer picks at run time.
+static double hidden;
+double via_sin(double x) {
+  hidden = sin(x);
+  return hidden * hidden;
+}
+double via_square(double x) {
+  hidden = x * x;
+  return hidden + hidden * x;
+}
+double (*volatile pick)(double);
+
+double fnptr_f(double x) {
+  double (*g)(double) = pick;
+  double r = g(x);
+  return r + hidden;
 }
 
 _Thread_local double tls;
@@ -172,5 +230,23 @@ int main(void) {
   double tx = 0.9;
   ad_deriv("tls d/dx", __ad_gradient(tls_f, tx), 4 * tx * tx * tx + 1,
            AD_FD(tx, tls_f(tx)), AD_TOL_D);
+  // memcpy, overwrite, recursion, function pointer: finite differences.
+  double dm[N] = {0};
+  __ad_gradient(memcpy_f, x, dm, n);
+  for (int k = 0; k < n; k++)
+    ad_check(ad_fmt("memcpy d/dx%d vs FD", k), dm[k],
+             AD_FD(x[k], memcpy_f(x, n)), 1e-6, 1e-8);
+  double oy = -1.2;
+  ad_check("overwrite d/dx", __ad_gradient(overwrite_f, tx, AD_CONST, oy),
+           oy * oy, 1e-12, 0);
+  double rx = 0.7;
+  ad_check("recursion d/dx vs FD", __ad_gradient(rec_f, rx),
+           AD_FD(rx, rec_f(rx)), 1e-6, 1e-8);
+  pick = via_sin;
+  ad_deriv("fnptr sin d/dx", __ad_gradient(fnptr_f, rx),
+           2 * sin(rx) * cos(rx) + cos(rx), AD_FD(rx, fnptr_f(rx)), AD_TOL_D);
+  pick = via_square;
+  ad_deriv("fnptr square d/dx", __ad_gradient(fnptr_f, rx),
+           2 * rx + 3 * rx * rx + 2 * rx, AD_FD(rx, fnptr_f(rx)), AD_TOL_D);
   return ad_finish();
 }
