@@ -400,8 +400,14 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   for (Use &U : CB.args()) {
     if (CalleeAct.isActive(U.getOperandNo()))
       Args.push_back(tangentOf(U.get()));
-    else if (CalleeAct.isDup(U.getOperandNo()))
-      Args.push_back(Shadow.lookup(U.get()));
+    else if (CalleeAct.isDup(U.getOperandNo())) {
+      // Built on first use for a pointer loaded from memory or the
+      // address of an active global.
+      Value *S = shadowOf(U.get(), CB);
+      if (!S)
+        return;
+      Args.push_back(S);
+    }
   }
   IRBuilder<> B(&CB);
   CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
