@@ -70,6 +70,15 @@ static std::optional<SmallVector<unsigned, 2>> linearDataOperands(unsigned Op) {
   }
 }
 
+/// Floating-point types without tangents (long double, __float128). A value
+/// of such a type computed from a varied value would silently drop its
+/// derivative.
+static bool isUndifferentiableFloat(const Type *T) {
+  if (auto *VT = dyn_cast<VectorType>(T))
+    T = VT->getElementType();
+  return T->isFloatingPointTy() && !isDifferentiableType(T);
+}
+
 void Linearizer::fail(const Instruction &At, const Twine &Msg) {
   if (!Failed)
     D.diags().errorAt(At, Msg);
@@ -170,6 +179,13 @@ Function *Linearizer::run() {
       if (!isa<PHINode>(I) && !isLinear(&I))
         Work.push_back(&I);
   for (Instruction *I : Work) {
+    if (isUndifferentiableFloat(I->getType()) &&
+        llvm::any_of(I->operands(), [&](const Use &U) {
+          return isVaried(U.get()) || isShadowed(U.get());
+        }))
+      return fail(*I, "cannot differentiate long double (or __float128) "
+                      "arithmetic: not supported; compute in double"),
+             nullptr;
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
     else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||

@@ -41,11 +41,18 @@ double vla(double x, int n) {
   return t[n - 1];
 }
 
+double extended(double x) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate long double (or __float128) arithmetic: not supported; compute in double
+  long double y = x;
+  return (double)(y * y);
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
              __ad_gradient(writes_unsized_global, x) +
-             __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp);
+             __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
+             __ad_gradient(extended, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }
