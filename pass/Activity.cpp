@@ -127,6 +127,22 @@ bool derivesAddress(const Instruction &I) {
          isa<AddrSpaceCastInst>(I) || isa<FreezeInst>(I);
 }
 
+/// Whether integer-valued \p I holds bits of a varied value: a bitcast of
+/// one, or data movement and arithmetic on such bits (not a comparison,
+/// which is a predicate of them).
+static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
+  if (isa<BitCastInst>(I))
+    return Info.Varied.count(I.getOperand(0));
+  if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
+      !isa<SelectInst>(I) && !isa<FreezeInst>(I) &&
+      !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) &&
+      !isa<ShuffleVectorInst>(I))
+    return false;
+  return llvm::any_of(I.operands(), [&](const Use &U) {
+    return Info.FloatBits.count(U.get());
+  });
+}
+
 ActivityInfo computeActivity(const Function &F, const Activity &A,
                              const GlobalShadows &Globals) {
   ActivityInfo Info;
@@ -188,6 +204,8 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           Mark(Info.Shadowed, &I);
         }
       }
+      if (I.getType()->isIntOrIntVectorTy() && carriesFloatBits(I, Info))
+        Mark(Info.FloatBits, &I);
       if (!isDifferentiableType(I.getType()))
         continue;
       if (auto *LI = dyn_cast<LoadInst>(&I)) {

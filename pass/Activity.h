@@ -102,6 +102,11 @@ struct ActivityInfo {
   /// can hold floating-point data, addresses of active globals (constants
   /// used by the function), and addresses computed from them.
   llvm::SmallPtrSet<const llvm::Value *, 16> Shadowed;
+  /// Integers that hold the bits of a varied value (a double reinterpreted
+  /// as uint64_t, and integer arithmetic on it). Comparisons of them carry
+  /// no derivative (signbit); turning them back into floating point is bit
+  /// manipulation the pass cannot differentiate.
+  llvm::SmallPtrSet<const llvm::Value *, 4> FloatBits;
 };
 ActivityInfo computeActivity(const llvm::Function &F, const Activity &A,
                              const GlobalShadows &Globals);

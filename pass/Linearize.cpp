@@ -18,6 +18,7 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -119,6 +120,14 @@ Value *Linearizer::tangentOf(Value *V) {
 
 Function *Linearizer::run() {
   ActivityInfo Info = computeActivity(Src, Act, D.globals());
+  for (Instruction &I : instructions(Src))
+    if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy() &&
+        Info.FloatBits.count(I.getOperand(0)))
+      fail(I, "cannot differentiate floating-point bit manipulation (an "
+              "active value reinterpreted as an integer, changed, and "
+              "turned back): use fabs, copysign or a sign test instead");
+  if (Failed)
+    return nullptr;
   bool ReturnsShadow = false;
   for (BasicBlock &BB : Src)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))

@@ -3,7 +3,7 @@
 // code writes are differentiated through: integration/globals.c; these are
 // the ones that cannot get a shadow.) (Errors come
 // out in the order of the requests, hence CHECK-DAG.)
-// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHECK
+// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
 // RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
 
@@ -47,12 +47,22 @@ double extended(double x) {
   return (double)(y * y);
 }
 
+double bit_abs(double x) {
+  unsigned long long u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  u &= ~(1ULL << 63);
+  // At -O2 InstCombine makes this fabs(x), which is differentiated.
+  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate floating-point bit manipulation (an active value reinterpreted as an integer, changed, and turned back): use fabs, copysign or a sign test instead
+  __builtin_memcpy(&x, &u, sizeof u);
+  return x;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
              __ad_gradient(writes_unsized_global, x) +
              __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
-             __ad_gradient(extended, x);
+             __ad_gradient(extended, x) + __ad_gradient(bit_abs, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }

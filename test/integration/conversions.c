@@ -2,7 +2,8 @@
 // (derivative passes through, at float precision), float/double parameters
 // and results of different types, and int/long/unsigned/char casts of active
 // values (piecewise constant: derivative zero, values still used as
-// multipliers). Integer code computed from the input is inactive.
+// multipliers). Integer code computed from the input is inactive, and so
+// are tests of an active value's bits (signbit).
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
@@ -35,6 +36,14 @@ double c_int_to_fp(double x) {
   return (double)k * x + (float)k;
 }
 double c_mix(double x) { return (x + (double)(int)(x * 7)) * (x - (int)x); }
+// Reading the bits of an active value is a predicate of it (derivative
+// through the branches taken): signbit, and a sign test on memcpy'd bits.
+double c_signbit(double x) { return signbit(x) ? -x * x : x * x * x; }
+double c_bits_test(double x) {
+  unsigned long long u;
+  memcpy(&u, &x, sizeof u);
+  return (u >> 63) ? x * 5 : x * x;
+}
 // Parameter and result of different floating types.
 double c_fparam(float x) { return (double)x * (double)x * 0.5 + x; }
 float c_dparam(double x) { return (float)(x * x); }
@@ -63,6 +72,8 @@ int main(void) {
     AD_CHECK1(c_int_to_fp, x > 0 ? 3.0 : -2.0);
     AD_CHECK1(c_mix, (x - (int)x) + (x + (int)(x * 7)));
     AD_CHECK1_TOL(c_dparam, 2 * x, TOL_Q);
+    AD_CHECK1(c_signbit, x < 0 ? -2 * x : 3 * x * x);
+    AD_CHECK1(c_bits_test, x < 0 ? 5.0 : 2 * x);
 
     // float active argument: the marker returns float.
     float xf = (float)x;
