@@ -71,13 +71,28 @@ static std::optional<SmallVector<unsigned, 2>> linearDataOperands(unsigned Op) {
   }
 }
 
-/// Floating-point types without tangents (long double, __float128). A value
-/// of such a type computed from a varied value would silently drop its
-/// derivative.
-static bool isUndifferentiableFloat(const Type *T) {
-  if (auto *VT = dyn_cast<VectorType>(T))
-    T = VT->getElementType();
-  return T->isFloatingPointTy() && !isDifferentiableType(T);
+/// Whether \p T holds floating-point data of any kind.
+static bool hasFloatLeaf(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), hasFloatLeaf);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasFloatLeaf(AT->getElementType());
+  return T->isFPOrFPVectorTy();
+}
+
+/// Why a value of type \p T computed from varied values would silently
+/// drop its derivative (its type holds floating-point data no tangent can
+/// follow), or null.
+static const char *untrackedFloatReason(const Type *T) {
+  if (isDifferentiableType(T) || !hasFloatLeaf(T))
+    return nullptr;
+  if (T->isAggregateType())
+    return "cannot differentiate a struct value that mixes floating-point "
+           "and other fields (such as a struct {double value; int steps;} "
+           "returned by value): not supported yet; return the "
+           "floating-point part separately or through a pointer";
+  return "cannot differentiate long double (or __float128) arithmetic: not "
+         "supported; compute in double";
 }
 
 void Linearizer::fail(const Instruction &At, const Twine &Msg) {
@@ -188,13 +203,14 @@ Function *Linearizer::run() {
       if (!isa<PHINode>(I) && !isLinear(&I))
         Work.push_back(&I);
   for (Instruction *I : Work) {
-    if (isUndifferentiableFloat(I->getType()) &&
-        llvm::any_of(I->operands(), [&](const Use &U) {
-          return isVaried(U.get()) || isShadowed(U.get());
-        }))
-      return fail(*I, "cannot differentiate long double (or __float128) "
-                      "arithmetic: not supported; compute in double"),
-             nullptr;
+    if (const char *Why = untrackedFloatReason(I->getType());
+        Why &&
+        (llvm::any_of(I->operands(),
+                      [&](const Use &U) {
+                        return isVaried(U.get()) || isShadowed(U.get());
+                      }) ||
+         (isa<CallBase>(I) && D.globals().mayTouchActive(cast<CallBase>(*I)))))
+      return fail(*I, Why), nullptr;
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
     else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||

@@ -57,12 +57,27 @@ double bit_abs(double x) {
   return x;
 }
 
+typedef struct {
+  double value;
+  int steps;
+} result;
+__attribute__((noinline)) static result solve(double x) {
+  result r = {x * x, (int)(x * 2)};
+  return r;
+}
+double mixed_struct(double x) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a struct value that mixes floating-point and other fields (such as a struct {double value; int steps;} returned by value): not supported yet; return the floating-point part separately or through a pointer
+  result r = solve(x);
+  return r.value * r.steps;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
              __ad_gradient(writes_unsized_global, x) +
              __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
-             __ad_gradient(extended, x) + __ad_gradient(bit_abs, x);
+             __ad_gradient(extended, x) + __ad_gradient(bit_abs, x) +
+             __ad_gradient(mixed_struct, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }
