@@ -1,5 +1,6 @@
 //===- PrepareSource.cpp - a clean copy of a function to differentiate ----===//
 #include "PrepareSource.h"
+#include "Activity.h"
 #include "Diagnostics.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -88,6 +89,29 @@ void splitMultiplyAdd(IntrinsicInst &FMA) {
   FMA.eraseFromParent();
 }
 
+/// A parameter passed by value in memory (byval) is the callee's own copy
+/// of the caller's object, made by the call. f.jvp's caller passes the
+/// shadow of the original, though, which no call copies: a callee that
+/// writes its parameter would write the caller's tangents. So the copy
+/// becomes explicit here (a local, filled by memcpy on entry): the
+/// parameter's memory is then only read, and the local gets a shadow of
+/// its own like any other. SROA removes the copy again where it can.
+static void copyByValParameters(Function &Src) {
+  const DataLayout &DL = Src.getParent()->getDataLayout();
+  IRBuilder<> B(&*Src.getEntryBlock().getFirstInsertionPt());
+  for (Argument &A : Src.args()) {
+    Type *T = A.getParamByValType();
+    if (!T || !containsFloatingPoint(T) || A.use_empty())
+      continue;
+    AllocaInst *Copy = B.CreateAlloca(T, A.getType()->getPointerAddressSpace(),
+                                      nullptr, A.getName() + ".copy");
+    Align Al = A.getParamAlign().value_or(DL.getABITypeAlign(T));
+    Copy->setAlignment(Al);
+    A.replaceAllUsesWith(Copy);
+    B.CreateMemCpy(Copy, Al, &A, Al, DL.getTypeAllocSize(T));
+  }
+}
+
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
   // GlobalChanges, not CloneFunction's LocalChangesOnly: the copy gets a
@@ -115,6 +139,7 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   Src->setLinkage(GlobalValue::InternalLinkage);
   Src->removeFnAttr(Attribute::OptimizeNone);
   Src->removeFnAttr(Attribute::NoInline);
+  copyByValParameters(*Src);
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a

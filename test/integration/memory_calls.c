@@ -4,6 +4,7 @@
 //   quad(A, x)  = sum_i x_i * dot(A + i n, x)          (row pointers)
 //   smooth(x,y) : axpy twice into y (void helper writing memory), y = ...
 //   mixed(x)    = dot(W, x) + dot(x, x)   (W a constant table: 'cd' and 'dd')
+//   byvalue(x)  : a struct passed by value that the callee modifies
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
@@ -47,6 +48,31 @@ double smooth(double a, double b, const double *x, double *y, int n) {
 
 static const double W[N] = {0.5, -1.0, 2.0, 0.25};
 double mixed(const double *x, int n) { return dot(W, x, n) + dot(x, x, n); }
+
+// A struct passed by value (in memory: byval) that the callee modifies:
+// the caller's object, and so its shadow, must stay as they were.
+typedef struct {
+  double a[6];
+} big;
+__attribute__((noinline)) static double consume(big b, double x) {
+  for (int i = 0; i < 6; i++)
+    b.a[i] *= x;
+  double s = 0;
+  for (int i = 0; i < 6; i++)
+    s += b.a[i] * b.a[i];
+  return s;
+}
+// r = sum ((x + i) * 2)^2, t = sum (x + i): f = r + t x
+double byvalue(double x) {
+  big b;
+  for (int i = 0; i < 6; i++)
+    b.a[i] = x + i;
+  double r = consume(b, 2.0);
+  double t = 0;
+  for (int i = 0; i < 6; i++)
+    t += b.a[i];
+  return r + t * x;
+}
 
 typedef struct { double da, db; } grad_ab;
 grad_ab __ad_gradient_ab(void *fn, ...) AD_MARKER;
@@ -94,5 +120,14 @@ int main(void) {
   for (int k = 0; k < n; k++)
     ad_deriv(ad_fmt("mixed d/dx%d", k), dx3[k], W[k] + 2 * x[k],
              AD_FD(x[k], mixed(x, n)), AD_TOL_D);
+  // byvalue: d/dx = sum 8 (x + i) + sum (x + i) + 6 x
+  double bx = 0.5, want = 0;
+  for (int i = 0; i < 6; i++)
+    want += 9 * (bx + i);
+  want += 6 * bx;
+  ad_deriv("byvalue d/dx", __ad_gradient(byvalue, bx), want,
+           AD_FD(bx, byvalue(bx)), AD_TOL_D);
+  ad_check("byvalue forward", __ad_derivative(byvalue, bx, 1.0), want, 1e-12,
+           0);
   return ad_finish();
 }
