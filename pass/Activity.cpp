@@ -190,9 +190,11 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         } else if (auto *CB = dyn_cast<CallBase>(&I);
                    CB && !derivesAddress(I)) {
           // A pointer returned by a call that was given active memory (an
-          // accessor such as std::vector::operator[] at -O0) is assumed to
-          // point into it; the callee's JVP returns its shadow.
-          if (llvm::any_of(CB->args(), [&](const Use &U) {
+          // accessor such as std::vector::operator[] at -O0), or that may
+          // reach active globals (a getter of a global buffer), is assumed
+          // to point into it; the callee's JVP returns its shadow.
+          if (Globals.mayTouchActive(*CB) ||
+              llvm::any_of(CB->args(), [&](const Use &U) {
                 return Info.Shadowed.count(U.get());
               }))
             Mark(Info.Shadowed, &I);

@@ -12,6 +12,7 @@
 //   table    data main fills in and f only reads (inactive)
 //   tls      a _Thread_local scratch value
 //   memcpy   copies into and out of a global array; a value overwritten
+//   getter   a pointer into a global returned by a helper, used both ways
 //   rec      a global updated by every activation of a recursion
 //   fnptr    a global written by a function picked at run time
 //   forward  __ad_derivative through the scratch array
@@ -109,6 +110,17 @@ double overwrite_f(double x, double y) {
   double a = staging[0];
   staging[0] = y; // the old value's cotangent must not leak into x
   return a * staging[0];
+}
+
+// A getter returning a pointer into a global, read and written through.
+__attribute__((noinline)) static double *staging_at(int k) {
+  return &staging[k];
+}
+
+double getter_f(double x) {
+  staging[0] = x * x;
+  *staging_at(1) = sin(x);
+  return *staging_at(0) * 3 + staging[1] * x;
 }
 
 // A global updated by every activation of a recursion.
@@ -239,6 +251,9 @@ int main(void) {
   double oy = -1.2;
   ad_check("overwrite d/dx", __ad_gradient(overwrite_f, tx, AD_CONST, oy),
            oy * oy, 1e-12, 0);
+  double gx = 0.8;
+  ad_deriv("getter d/dx", __ad_gradient(getter_f, gx),
+           6 * gx + cos(gx) * gx + sin(gx), AD_FD(gx, getter_f(gx)), AD_TOL_D);
   double rx = 0.7;
   ad_check("recursion d/dx vs FD", __ad_gradient(rec_f, rx),
            AD_FD(rx, rec_f(rx)), 1e-6, 1e-8);
