@@ -8,10 +8,25 @@
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/thread.h"
 
 using namespace llvm;
 
 namespace ad {
+
+/// Derivatives are built callee first, recursively (Differentiator.h): a
+/// chain of functions each calling the next nests one level of linearize,
+/// unzip and transpose per function, a few KiB of stack each, and clang's
+/// 8 MiB main stack overflowed at a chain of 1000 to 4000 functions at -O0.
+/// As clang does for its own deep recursions, that work runs on a thread
+/// with a larger stack (pages are committed only as they are touched); the
+/// calling thread waits, so nothing runs concurrently.
+static constexpr unsigned DerivationStackBytes = 256u << 20;
+
+static void runOnLargeStack(function_ref<void()> Body) {
+  llvm::thread Worker(std::optional<unsigned>(DerivationStackBytes), Body);
+  Worker.join();
+}
 
 static void keepCallChainsOutOfLine(Module &M) {
   for (Function &F : M) {
@@ -32,7 +47,8 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Differentiator D(M, MAM, Diags, Level != OptimizationLevel::O0);
   // The functions whose markers became calls of derived code, which the
   // inliner below may put there.
-  SmallSetVector<Function *, 8> Callers = lowerMarkers(M, D);
+  SmallSetVector<Function *, 8> Callers;
+  runOnLargeStack([&] { Callers = lowerMarkers(M, D); });
   if (Callers.empty())
     return PreservedAnalyses::all();
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
@@ -82,33 +98,39 @@ PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Differentiator D(M, MAM, Diags);
   SmallVector<CallBase *, 8> Markers = findMarkers(M);
   findActiveGlobals(M, Markers, D);
-  for (CallBase *Marker : Markers) {
-    Diags.setRequest(Marker);
-    if (std::optional<Request> R = parseRequest(*Marker, Diags, D.rules())) {
-      D.beginRequest();
-      D.endRequest(D.getJvp(*R->Fn, R->Act, Marker) != nullptr);
+  runOnLargeStack([&] {
+    for (CallBase *Marker : Markers) {
+      Diags.setRequest(Marker);
+      if (std::optional<Request> R = parseRequest(*Marker, Diags, D.rules())) {
+        D.beginRequest();
+        D.endRequest(D.getJvp(*R->Fn, R->Act, Marker) != nullptr);
+      }
     }
-  }
+  });
   return PreservedAnalyses::none();
 }
 
 PreservedAnalyses ADUnzipPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags);
-  for (Function *Jvp : derivedOfKind(M, DerivedKind::Jvp)) {
-    D.beginRequest();
-    D.endRequest(D.getUnzipped(*Jvp).has_value());
-  }
+  runOnLargeStack([&] {
+    for (Function *Jvp : derivedOfKind(M, DerivedKind::Jvp)) {
+      D.beginRequest();
+      D.endRequest(D.getUnzipped(*Jvp).has_value());
+    }
+  });
   return PreservedAnalyses::none();
 }
 
 PreservedAnalyses ADTransposePass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags);
-  for (Function *Lin : derivedOfKind(M, DerivedKind::Lin)) {
-    D.beginRequest();
-    D.endRequest(D.getRev(*Lin) != nullptr);
-  }
+  runOnLargeStack([&] {
+    for (Function *Lin : derivedOfKind(M, DerivedKind::Lin)) {
+      D.beginRequest();
+      D.endRequest(D.getRev(*Lin) != nullptr);
+    }
+  });
   return PreservedAnalyses::none();
 }
 
