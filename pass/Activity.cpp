@@ -1,5 +1,6 @@
 //===- Activity.cpp - argument activity and varied values -----------------===//
 #include "Activity.h"
+#include "CustomRules.h"
 #include "GlobalShadows.h"
 
 #include "llvm/IR/InstIterator.h"
@@ -92,6 +93,40 @@ bool isAllocationCall(const Value *V) {
 
 bool isDeallocationCall(const Value *V) {
   return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"});
+}
+
+SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
+                                                     ArrayRef<Function *> Roots,
+                                                     const CustomRules &Rules) {
+  SmallPtrSet<const Function *, 32> Seen;
+  SmallVector<const Function *, 32> Work;
+  auto Visit = [&](const Function *F) {
+    if (F && !F->isDeclaration() && Seen.insert(F).second)
+      Work.push_back(F);
+  };
+  for (Function *F : Roots) {
+    Visit(F);
+    Visit(Rules.customJvp(*F));
+  }
+  bool AddedAddressTaken = false;
+  while (!Work.empty()) {
+    const Function *F = Work.pop_back_val();
+    for (const Instruction &I : instructions(*F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB)
+        continue;
+      if (const Function *Callee = CB->getCalledFunction()) {
+        Visit(Callee);
+        Visit(Rules.customJvp(*Callee));
+      } else if (!CB->isInlineAsm() && !AddedAddressTaken) {
+        AddedAddressTaken = true;
+        for (Function &G : M)
+          if (G.hasAddressTaken())
+            Visit(&G);
+      }
+    }
+  }
+  return Seen;
 }
 
 bool allPointersStoredInto(

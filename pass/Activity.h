@@ -75,6 +75,17 @@ bool containsPointer(const llvm::Type *T);
 bool isAllocationCall(const llvm::Value *V);
 bool isDeallocationCall(const llvm::Value *V);
 
+class CustomRules;
+
+/// The functions with bodies that differentiating \p Roots may run: direct
+/// callees (and the bodies of their custom forward rules, which are
+/// differentiated too), and every address-taken function once any of them
+/// makes an indirect call (the dispatcher of IndirectCalls.h may reach
+/// each).
+llvm::SmallPtrSet<const llvm::Function *, 32>
+reachableFunctions(llvm::Module &M, llvm::ArrayRef<llvm::Function *> Roots,
+                   const CustomRules &Rules);
+
 /// Whether \p Accept holds for every pointer that may be stored into \p AI's
 /// memory: the value of a store through \p AI (or an address computed from
 /// it by GEPs), and every other pointer argument of a call that is given

@@ -33,44 +33,6 @@ static bool canBeActive(const GlobalVariable &GV) {
   return GV.getParent()->getDataLayout().getTypeAllocSize(T) > 0;
 }
 
-/// The functions \p Roots may run: direct callees (and the bodies of their
-/// custom forward rules, which are differentiated too), and every
-/// address-taken function once any of them makes an indirect call (the
-/// dispatcher of IndirectCalls.h may reach each).
-static SmallPtrSet<const Function *, 32>
-reachableFunctions(Module &M, ArrayRef<Function *> Roots,
-                   const CustomRules &Rules) {
-  SmallPtrSet<const Function *, 32> Seen;
-  SmallVector<const Function *, 32> Work;
-  auto Visit = [&](const Function *F) {
-    if (F && !F->isDeclaration() && Seen.insert(F).second)
-      Work.push_back(F);
-  };
-  for (Function *F : Roots) {
-    Visit(F);
-    Visit(Rules.customJvp(*F));
-  }
-  bool AddedAddressTaken = false;
-  while (!Work.empty()) {
-    const Function *F = Work.pop_back_val();
-    for (const Instruction &I : instructions(*F)) {
-      auto *CB = dyn_cast<CallBase>(&I);
-      if (!CB)
-        continue;
-      if (const Function *Callee = CB->getCalledFunction()) {
-        Visit(Callee);
-        Visit(Rules.customJvp(*Callee));
-      } else if (!CB->isInlineAsm() && !AddedAddressTaken) {
-        AddedAddressTaken = true;
-        for (Function &G : M)
-          if (G.hasAddressTaken())
-            Visit(&G);
-      }
-    }
-  }
-  return Seen;
-}
-
 /// Whether a function in \p Reach may write \p GV: some use there, followed
 /// through address arithmetic, is not a read (a store through it, a memory
 /// copy or fill into it, or the address escaping into memory, a call or a

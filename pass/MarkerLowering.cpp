@@ -12,6 +12,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include <functional>
 
 #define DEBUG_TYPE "ad"
 
@@ -452,8 +453,44 @@ static void eraseUnusedGenerated(Module &M) {
   }
 }
 
+/// A request differentiates its function and everything that reaches, so
+/// a marker inside that code (a second derivative: the gradient of a
+/// function that itself asks for a gradient) must already be derived code
+/// when the request reads it. Orders \p Markers inner requests first,
+/// otherwise as they are (program order); a cycle keeps program order and
+/// is reported when the inner marker is met.
+static SmallVector<CallBase *, 8>
+innerRequestsFirst(Module &M, ArrayRef<CallBase *> Markers,
+                   const CustomRules &Rules) {
+  size_t N = Markers.size();
+  SmallVector<SmallPtrSet<const Function *, 32>, 8> Reach;
+  for (CallBase *Marker : Markers) {
+    SmallVector<Function *, 1> Roots;
+    if (Function *F = requestedFunction(*Marker))
+      Roots.push_back(F);
+    Reach.push_back(reachableFunctions(M, Roots, Rules));
+  }
+  enum class State { New, Visiting, Done };
+  SmallVector<State, 8> States(N, State::New);
+  SmallVector<CallBase *, 8> Order;
+  std::function<void(size_t)> Visit = [&](size_t I) {
+    if (States[I] != State::New)
+      return;
+    States[I] = State::Visiting;
+    for (size_t J = 0; J < N; ++J)
+      if (J != I && Reach[I].count(Markers[J]->getFunction()))
+        Visit(J);
+    States[I] = State::Done;
+    Order.push_back(Markers[I]);
+  };
+  for (size_t I = 0; I < N; ++I)
+    Visit(I);
+  return Order;
+}
+
 SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
-  SmallVector<CallBase *, 8> Markers = findMarkers(M);
+  SmallVector<CallBase *, 8> Markers =
+      innerRequestsFirst(M, findMarkers(M), D.rules());
   SmallSetVector<Function *, 8> Callers;
   if (Markers.empty())
     return Callers;
