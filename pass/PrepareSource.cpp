@@ -1,6 +1,7 @@
 //===- PrepareSource.cpp - a clean copy of a function to differentiate ----===//
 #include "PrepareSource.h"
 #include "Activity.h"
+#include "DerivedFunctions.h"
 #include "Diagnostics.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -112,6 +113,22 @@ static void copyByValParameters(Function &Src) {
   }
 }
 
+/// A derived function differentiated again (a second derivative: the
+/// gradient of a function that asks for a derivative) is primal code to
+/// the outer request. Its copy loses the stages' marks (!ad.linear and
+/// the other ad.* kinds), which the stages would read as their own.
+static void dropStageMarks(Function &Src) {
+  SmallVector<StringRef, 64> Names;
+  Src.getContext().getMDKindNames(Names);
+  SmallVector<unsigned, 8> Kinds;
+  for (unsigned K = 0; K < Names.size(); ++K)
+    if (Names[K].starts_with("ad."))
+      Kinds.push_back(K);
+  for (Instruction &I : instructions(Src))
+    for (unsigned K : Kinds)
+      I.setMetadata(K, nullptr);
+}
+
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
   // GlobalChanges, not CloneFunction's LocalChangesOnly: the copy gets a
@@ -140,6 +157,8 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   Src->removeFnAttr(Attribute::OptimizeNone);
   Src->removeFnAttr(Attribute::NoInline);
   copyByValParameters(*Src);
+  if (getDerivedInfo(F))
+    dropStageMarks(*Src);
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a

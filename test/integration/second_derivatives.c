@@ -1,0 +1,40 @@
+// Second derivatives by nesting requests: the gradient (or derivative) of
+// a function that itself asks for a gradient (or derivative). Inner
+// requests are lowered first whatever the source order: d2_before is
+// defined before main, d2_after after it (it failed with "no derivative
+// rule for __ad_gradient" when the outer request came first).
+//   f(x)    = sin x * x^2       f'' = -sin x x^2 + 4 x cos x + 2 sin x
+//   g(x, y) = sin x * y^2 + x^2 y     d2g/dxdy = 2 y cos x + 2 x
+// RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+#include "ad.h"
+#include "adcheck.h"
+
+double f(double x) { return sin(x) * x * x; }
+double d_rev(double x) { return __ad_gradient(f, x); }
+double d_fwd(double x) { return __ad_derivative(f, x, 1.0); }
+double d2_after(double x);
+
+double g(double x, double y) { return sin(x) * y * y + x * x * y; }
+double dg_dx(double x, double y) { return __ad_gradient(g, x, AD_CONST, y); }
+
+int main(void) {
+  volatile double vx = 0.9, vy = -1.3;
+  double x = vx, y = vy;
+  double want = -sin(x) * x * x + 4 * x * cos(x) + 2 * sin(x);
+  ad_deriv("rev over rev", __ad_gradient(d_rev, x), want,
+           AD_FD(x, d_rev(x)), AD_TOL_D);
+  ad_deriv("fwd over rev", __ad_derivative(d_rev, x, 1.0), want,
+           AD_FD(x, d_rev(x)), AD_TOL_D);
+  ad_deriv("rev over fwd", __ad_gradient(d_fwd, x), want,
+           AD_FD(x, d_fwd(x)), AD_TOL_D);
+  ad_deriv("fwd over fwd", __ad_derivative(d_fwd, x, 1.0), want,
+           AD_FD(x, d_fwd(x)), AD_TOL_D);
+  ad_deriv("outer request first", __ad_gradient(d2_after, x), want,
+           AD_FD(x, d2_after(x)), AD_TOL_D);
+  ad_deriv("mixed partial", __ad_gradient(dg_dx, AD_CONST, x, y),
+           2 * y * cos(x) + 2 * x, AD_FD(y, dg_dx(x, y)), AD_TOL_D);
+  return ad_finish();
+}
+
+double d2_after(double x) { return __ad_gradient(f, x); }
