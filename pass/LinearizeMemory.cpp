@@ -293,6 +293,18 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   markLinear(DS);
 }
 
+/// A local declared as bytes (char buffers, and what SROA makes of the
+/// slice of a copied struct that holds fields of several types).
+static bool isUntypedStorage(const Value *P) {
+  auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(P));
+  if (!AI)
+    return false;
+  Type *T = AI->getAllocatedType();
+  while (auto *AT = dyn_cast<ArrayType>(T))
+    T = AT->getElementType();
+  return T->isIntegerTy(8);
+}
+
 void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   Value *Dst = MI.getRawDest();
   IRBuilder<> B(MI.getNextNode());
@@ -311,6 +323,17 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   bool DstShadowed = isShadowed(Dst), SrcShadowed = isShadowed(Src);
   if (!DstShadowed && !SrcShadowed)
     return;
+  // A local of byte type between memory with derivatives and anything:
+  // a char buffer, or a slice of a copied struct that the optimiser typed
+  // as bytes. What it holds cannot be told from it, and skipping the copy
+  // (no floating-point type found) or zeroing past it would be silent.
+  if ((DstShadowed && isUntypedStorage(Src)) ||
+      (SrcShadowed && isUntypedStorage(Dst)))
+    return fail(MI, "cannot differentiate this memory copy: it moves data "
+                    "with derivatives through untyped local storage (a char "
+                    "buffer, or a struct copy the optimiser cut into bytes); "
+                    "copy the fields, or through a variable of the struct's "
+                    "type");
   std::optional<Type *> Elem = inferShadowElementType(MT);
   if (!Elem)
     return fail(MI, "cannot differentiate this memory copy: it moves both "

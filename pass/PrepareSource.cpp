@@ -113,6 +113,40 @@ static void copyByValParameters(Function &Src) {
   }
 }
 
+/// Whether \p T has leaves that are not floating point (an int field).
+static bool hasNonFloatLeaf(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), hasNonFloatLeaf);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasNonFloatLeaf(AT->getElementType());
+  return !T->isFPOrFPVectorTy();
+}
+
+/// A local struct (or array of structs) mixing floating-point and other
+/// fields that is copied (struct assignment: memcpy). SROA cuts such a copy
+/// where the fields' uses split it, and gives a slice that holds both kinds of
+/// data an untyped [N x i8] type, starting mid-field: the shadow copy then has
+/// no element type to add cotangents by (a struct {int n; double w[3];}
+/// copied twice lost its derivative at -O0). Left in memory, the copy is
+/// of the whole struct, whose type the shadow copy uses.
+static bool isCopiedMixedAggregate(AllocaInst &AI) {
+  Type *T = AI.getAllocatedType();
+  if (!T->isAggregateType() || !containsFloatingPoint(T) || !hasNonFloatLeaf(T))
+    return false;
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 8> Seen{&AI};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (isa<MemTransferInst>(U))
+        return true;
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
+}
+
 /// A derived function differentiated again (a second derivative: the
 /// gradient of a function that asks for a derivative) is primal code to
 /// the outer request. Its copy loses the stages' marks (!ad.linear and
@@ -162,13 +196,19 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a
-  // 30,000-statement f); aggregates and escaping locals need SROA.
+  // 30,000-statement f); aggregates and escaping locals need SROA, unless
+  // SROA would cut a copied struct into untyped byte slices.
   bool AllPromotable = llvm::all_of(Src->getEntryBlock(), [](Instruction &I) {
     auto *AI = dyn_cast<AllocaInst>(&I);
     return !AI || isAllocaPromotable(AI);
   });
+  bool SlicesWouldLoseTypes =
+      llvm::any_of(Src->getEntryBlock(), [](Instruction &I) {
+        auto *AI = dyn_cast<AllocaInst>(&I);
+        return AI && isCopiedMixedAggregate(*AI);
+      });
   FunctionPassManager FPM;
-  if (AllPromotable)
+  if (AllPromotable || SlicesWouldLoseTypes)
     FPM.addPass(PromotePass());
   else
     FPM.addPass(SROAPass(SROAOptions::ModifyCFG));

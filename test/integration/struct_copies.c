@@ -1,0 +1,80 @@
+// Structs that mix floating-point and other fields, copied by assignment
+// (memcpy): once into a local and on into an array of structs, with an int
+// field read (at -O0, SROA cut such copies into untyped byte slices and
+// the derivative through them was silently zero); a C99 variable-length
+// 2-D array parameter; an array of structs with padding and float fields.
+// RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+#include "ad.h"
+#include "adcheck.h"
+typedef struct {
+  int n;
+  double w[3];
+  char tag;
+} item;
+double structcopy(const item *in, int k) {
+  item local = *in; // memcpy of a mixed struct
+  item arr[2];
+  arr[0] = local;
+  arr[1] = local;
+  arr[1].w[k] *= 2;
+  return arr[0].w[0] * arr[1].w[k] + arr[1].w[2] * local.n;
+}
+double copied_on(const item *in, int k) {
+  item local = *in;
+  item arr[2];
+  arr[0] = local;
+  arr[1] = local;
+  return arr[0].w[0] * arr[1].w[k] + arr[1].w[2] * local.n;
+}
+double vla2d(int n, double a[n][n]) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      s += a[i][j] * a[j][i] * (i + 1);
+  return s;
+}
+typedef struct {
+  char c;
+  double v;
+  short s;
+  float f;
+} padded;
+double pad(const padded *p, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += p[i].v * p[i].f + p[i].s;
+  return s;
+}
+int main(void) {
+  item it = {3, {0.5, -1.2, 0.8}, 'x'}, dit = {0};
+  __ad_gradient(structcopy, &it, &dit, 1);
+  for (int k = 0; k < 3; k++)
+    ad_check(ad_fmt("structcopy w%d", k), dit.w[k],
+             AD_FD(it.w[k], structcopy(&it, 1)), 1e-6, 1e-8);
+  item dcp = {0};
+  __ad_gradient(copied_on, &it, &dcp, 1);
+  for (int k = 0; k < 3; k++)
+    ad_check(ad_fmt("copied_on w%d", k), dcp.w[k],
+             AD_FD(it.w[k], copied_on(&it, 1)), 1e-6, 1e-8);
+  volatile int vn = 3;
+  int n = vn;
+  double a[3][3] = {{1, 2, 3}, {0.5, -1, 2}, {0.1, 0.2, 0.3}}, da[3][3] = {{0}};
+  __ad_gradient(vla2d, n, a, da);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      ad_check(ad_fmt("vla %d%d", i, j), da[i][j], AD_FD(a[i][j], vla2d(n, a)),
+               1e-6, 1e-8);
+  padded p[3] = {{'a', 0.5, 2, 1.5f},
+                 {'b', -0.3, 1, 2.5f},
+                 {'c', 1.1, 3, -0.5f}},
+         dp[3] = {{0}};
+  __ad_gradient(pad, p, dp, n);
+  for (int i = 0; i < 3; i++) {
+    ad_check(ad_fmt("pad v%d", i), dp[i].v, AD_FD(p[i].v, pad(p, n)), 1e-6,
+             1e-8);
+    ad_check(ad_fmt("pad f%d", i), dp[i].f, AD_FD(p[i].f, pad(p, n)), 1e-3,
+             1e-4);
+  }
+  return ad_finish();
+}
