@@ -81,6 +81,22 @@ bool containsPointer(const Type *T) {
   return false;
 }
 
+bool hasFloatLeaf(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), hasFloatLeaf);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasFloatLeaf(AT->getElementType());
+  return T->isFPOrFPVectorTy();
+}
+
+bool hasNonFloatLeaf(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), hasNonFloatLeaf);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasNonFloatLeaf(AT->getElementType());
+  return !T->isFPOrFPVectorTy();
+}
+
 static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
   auto *CB = dyn_cast<CallBase>(V);
   const Function *F = CB ? CB->getCalledFunction() : nullptr;

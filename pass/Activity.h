@@ -70,6 +70,11 @@ bool isDifferentiableType(const llvm::Type *T);
 bool containsFloatingPoint(const llvm::Type *T);
 /// Types that contain pointers somewhere.
 bool containsPointer(const llvm::Type *T);
+/// Types holding floating-point data of any kind (long double and
+/// __float128 too, which containsFloatingPoint leaves out).
+bool hasFloatLeaf(const llvm::Type *T);
+/// Types with a leaf that is not floating point (an int field).
+bool hasNonFloatLeaf(const llvm::Type *T);
 
 /// Heap allocation and release functions whose memory gets a shadow.
 bool isAllocationCall(const llvm::Value *V);

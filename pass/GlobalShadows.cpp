@@ -1,8 +1,8 @@
 //===- GlobalShadows.cpp - shadow storage for written global variables ----===//
 #include "GlobalShadows.h"
 #include "Activity.h"
-#include "CustomRules.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -74,9 +74,8 @@ static bool isWrittenIn(const GlobalVariable &GV,
   return false;
 }
 
-void GlobalShadows::findActive(Module &M, ArrayRef<Function *> Roots,
-                               const CustomRules &Rules) {
-  SmallPtrSet<const Function *, 32> Reach = reachableFunctions(M, Roots, Rules);
+void GlobalShadows::findActive(Module &M,
+                               const SmallPtrSetImpl<const Function *> &Reach) {
   for (GlobalVariable &GV : M.globals())
     if (canBeActive(GV) && isWrittenIn(GV, Reach))
       Active.insert(&GV);
@@ -86,28 +85,42 @@ void GlobalShadows::findActive(Module &M, ArrayRef<Function *> Roots,
 
 void GlobalShadows::findTouching(
     const SmallPtrSetImpl<const Function *> &Reach) {
-  for (const Function *F : Reach)
-    for (const Instruction &I : instructions(*F))
-      if (llvm::any_of(I.operands(),
-                       [&](const Use &U) { return isShadowed(U.get()); })) {
-        Touching.insert(F);
-        break;
+  // Functions that use an active global themselves, and who calls whom.
+  SmallVector<const Function *, 16> Work;
+  DenseMap<const Function *, SmallVector<const Function *, 4>> Callers;
+  SmallVector<const Function *, 4> IndirectCallers;
+  for (const Function *F : Reach) {
+    bool Uses = false, CallsIndirectly = false;
+    for (const Instruction &I : instructions(*F)) {
+      Uses |= llvm::any_of(I.operands(),
+                           [&](const Use &U) { return isShadowed(U.get()); });
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (const Function *Callee = CB->getCalledFunction())
+          Callers[Callee].push_back(F);
+        else
+          CallsIndirectly |= !CB->isInlineAsm();
       }
-  // Callers of such functions, to a fixed point.
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    IndirectMayTouch = llvm::any_of(
-        Touching, [](const Function *F) { return F->hasAddressTaken(); });
-    for (const Function *F : Reach)
-      if (!Touching.count(F) &&
-          llvm::any_of(instructions(*F), [&](const Instruction &I) {
-            auto *CB = dyn_cast<CallBase>(&I);
-            return CB && mayTouchActive(*CB);
-          })) {
-        Touching.insert(F);
-        Changed = true;
-      }
+    }
+    if (CallsIndirectly)
+      IndirectCallers.push_back(F);
+    if (Uses && Touching.insert(F).second)
+      Work.push_back(F);
+  }
+  // Their callers, transitively; indirect calls may reach any address-taken
+  // function.
+  auto Add = [&](const Function *F) {
+    if (Touching.insert(F).second)
+      Work.push_back(F);
+  };
+  while (!Work.empty()) {
+    const Function *F = Work.pop_back_val();
+    for (const Function *Caller : Callers.lookup(F))
+      Add(Caller);
+    if (F->hasAddressTaken() && !IndirectMayTouch) {
+      IndirectMayTouch = true;
+      for (const Function *Caller : IndirectCallers)
+        Add(Caller);
+    }
   }
 }
 

@@ -37,14 +37,13 @@
 
 namespace ad {
 
-class CustomRules;
-
 class GlobalShadows {
 public:
-  /// Decides which globals of \p M are active, for requests that
-  /// differentiate \p Roots.
-  void findActive(llvm::Module &M, llvm::ArrayRef<llvm::Function *> Roots,
-                  const CustomRules &Rules);
+  /// Decides which globals of \p M are active, for requests whose
+  /// differentiated code is \p Reach (reachableFunctions() of their
+  /// functions).
+  void findActive(llvm::Module &M,
+                  const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
 
   /// Whether the call may read or write an active global, directly or
   /// through the calls it makes. Such a call carries derivatives even when

@@ -18,7 +18,6 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -71,15 +70,6 @@ static std::optional<SmallVector<unsigned, 2>> linearDataOperands(unsigned Op) {
   }
 }
 
-/// Whether \p T holds floating-point data of any kind.
-static bool hasFloatLeaf(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), hasFloatLeaf);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasFloatLeaf(AT->getElementType());
-  return T->isFPOrFPVectorTy();
-}
-
 /// Why a value of type \p T computed from varied values would silently
 /// drop its derivative (its type holds floating-point data no tangent can
 /// follow), or null.
@@ -93,6 +83,32 @@ static const char *untrackedFloatReason(const Type *T) {
            "floating-point part separately or through a pointer";
   return "cannot differentiate long double (or __float128) arithmetic: not "
          "supported; compute in double";
+}
+
+bool Linearizer::readsActiveData(const CallBase &CB) const {
+  return D.globals().mayTouchActive(CB) ||
+         llvm::any_of(CB.args(), [&](const Use &U) {
+           return isVaried(U.get()) || isShadowed(U.get());
+         });
+}
+
+const char *Linearizer::droppedDerivative(const Instruction &I) const {
+  if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy() &&
+      FloatBits.count(I.getOperand(0)))
+    return "cannot differentiate floating-point bit manipulation (an active "
+           "value reinterpreted as an integer, changed, and turned back): "
+           "use fabs, copysign or a sign test instead";
+  const char *Why = untrackedFloatReason(I.getType());
+  if (!Why)
+    return nullptr;
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return readsActiveData(*CB) ? Why : nullptr;
+  return llvm::any_of(I.operands(),
+                      [&](const Use &U) {
+                        return isVaried(U.get()) || isShadowed(U.get());
+                      })
+             ? Why
+             : nullptr;
 }
 
 void Linearizer::fail(const Instruction &At, const Twine &Msg) {
@@ -135,14 +151,6 @@ Value *Linearizer::tangentOf(Value *V) {
 
 Function *Linearizer::run() {
   ActivityInfo Info = computeActivity(Src, Act, D.globals());
-  for (Instruction &I : instructions(Src))
-    if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy() &&
-        Info.FloatBits.count(I.getOperand(0)))
-      fail(I, "cannot differentiate floating-point bit manipulation (an "
-              "active value reinterpreted as an integer, changed, and "
-              "turned back): use fabs, copysign or a sign test instead");
-  if (Failed)
-    return nullptr;
   bool ReturnsShadow = false;
   for (BasicBlock &BB : Src)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
@@ -173,6 +181,7 @@ Function *Linearizer::run() {
     Varied.insert(InJ(V));
   for (const Value *V : Info.Shadowed)
     Shadowed.insert(InJ(V));
+  FloatBits = std::move(Info.FloatBits); // instructions only
   unsigned NextExtraArg = Src.arg_size();
   for (Argument &A : Src.args()) {
     if (Act.isActive(A.getArgNo()))
@@ -203,13 +212,7 @@ Function *Linearizer::run() {
       if (!isa<PHINode>(I) && !isLinear(&I))
         Work.push_back(&I);
   for (Instruction *I : Work) {
-    if (const char *Why = untrackedFloatReason(I->getType());
-        Why &&
-        (llvm::any_of(I->operands(),
-                      [&](const Use &U) {
-                        return isVaried(U.get()) || isShadowed(U.get());
-                      }) ||
-         (isa<CallBase>(I) && D.globals().mayTouchActive(cast<CallBase>(*I)))))
+    if (const char *Why = droppedDerivative(*I))
       return fail(*I, Why), nullptr;
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
@@ -270,12 +273,9 @@ void Linearizer::linearizeInstruction(Instruction &I) {
 void Linearizer::linearizeCall(CallBase &CB) {
   if (isDeallocationCall(&CB))
     return linearizeDeallocation(CB);
-  bool TouchesGlobals = D.globals().mayTouchActive(CB);
-  bool Active = TouchesGlobals || llvm::any_of(CB.args(), [&](const Use &U) {
-                  return isVaried(U.get()) || isShadowed(U.get());
-                });
-  if (!Active)
+  if (!readsActiveData(CB))
     return; // Inactive call: stays as primal code.
+  bool TouchesGlobals = D.globals().mayTouchActive(CB);
   if (CB.isInlineAsm())
     return fail(CB, "cannot differentiate inline assembly");
   Function *Callee = CB.getCalledFunction();

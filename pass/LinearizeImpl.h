@@ -41,6 +41,13 @@ private:
   bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
   /// The shadow of pointer \p P; reports (and returns null) if it has none.
   llvm::Value *shadowOf(llvm::Value *P, const llvm::Instruction &User);
+  /// Whether the call reads data that carries derivatives: an active
+  /// argument, a pointer with a shadow, or an active global.
+  bool readsActiveData(const llvm::CallBase &CB) const;
+  /// Why \p I would silently drop a derivative (a value of a type no
+  /// tangent follows computed from active data, or an active value's bits
+  /// turned back into floating point), or null.
+  const char *droppedDerivative(const llvm::Instruction &I) const;
   void linearizeInstruction(llvm::Instruction &I);
   void applyRule(llvm::Instruction &I, const JvpRule &R);
   void applyLinearStructure(llvm::Instruction &I,
@@ -80,6 +87,7 @@ private:
   llvm::Function *J = nullptr;
   llvm::SmallPtrSet<const llvm::Value *, 32> Varied;   // values of J
   llvm::SmallPtrSet<const llvm::Value *, 16> Shadowed; // values of J
+  llvm::SmallPtrSet<const llvm::Value *, 4> FloatBits; // ActivityInfo's
   llvm::DenseMap<const llvm::Value *, llvm::Value *> Tangent;
   llvm::DenseMap<const llvm::Value *, llvm::Value *> Shadow;
   llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 4> ShadowPhis;

@@ -152,13 +152,16 @@ Function *requestedFunction(CallBase &Marker) {
   return dyn_cast<Function>(FnV);
 }
 
-void findActiveGlobals(Module &M, ArrayRef<CallBase *> Markers,
-                       Differentiator &D) {
+SmallPtrSet<const Function *, 32>
+findActiveGlobals(Module &M, ArrayRef<CallBase *> Markers, Differentiator &D) {
   SmallVector<Function *, 8> Roots;
   for (CallBase *Marker : Markers)
     if (Function *F = requestedFunction(*Marker))
       Roots.push_back(F);
-  D.globals().findActive(M, Roots, D.rules());
+  SmallPtrSet<const Function *, 32> Reach =
+      reachableFunctions(M, Roots, D.rules());
+  D.globals().findActive(M, Reach);
+  return Reach;
 }
 
 std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
@@ -458,27 +461,34 @@ static void eraseUnusedGenerated(Module &M) {
 /// function that itself asks for a gradient) must already be derived code
 /// when the request reads it. Orders \p Markers inner requests first,
 /// otherwise as they are (program order); a cycle keeps program order and
-/// is reported when the inner marker is met.
+/// is reported when the inner marker is met. \p Reach is what all the
+/// requests reach together: when it holds no marker, nothing is nested.
 static SmallVector<CallBase *, 8>
 innerRequestsFirst(Module &M, ArrayRef<CallBase *> Markers,
+                   const SmallPtrSetImpl<const Function *> &Reach,
                    const CustomRules &Rules) {
+  SmallVector<CallBase *, 8> Order(Markers);
+  if (llvm::none_of(Markers, [&](CallBase *Marker) {
+        return Reach.count(Marker->getFunction());
+      }))
+    return Order;
   size_t N = Markers.size();
-  SmallVector<SmallPtrSet<const Function *, 32>, 8> Reach;
+  SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
   for (CallBase *Marker : Markers) {
     SmallVector<Function *, 1> Roots;
     if (Function *F = requestedFunction(*Marker))
       Roots.push_back(F);
-    Reach.push_back(reachableFunctions(M, Roots, Rules));
+    ReachOf.push_back(reachableFunctions(M, Roots, Rules));
   }
   enum class State { New, Visiting, Done };
   SmallVector<State, 8> States(N, State::New);
-  SmallVector<CallBase *, 8> Order;
+  Order.clear();
   std::function<void(size_t)> Visit = [&](size_t I) {
     if (States[I] != State::New)
       return;
     States[I] = State::Visiting;
     for (size_t J = 0; J < N; ++J)
-      if (J != I && Reach[I].count(Markers[J]->getFunction()))
+      if (J != I && ReachOf[I].count(Markers[J]->getFunction()))
         Visit(J);
     States[I] = State::Done;
     Order.push_back(Markers[I]);
@@ -489,14 +499,14 @@ innerRequestsFirst(Module &M, ArrayRef<CallBase *> Markers,
 }
 
 SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
-  SmallVector<CallBase *, 8> Markers =
-      innerRequestsFirst(M, findMarkers(M), D.rules());
+  SmallVector<CallBase *, 8> Markers = findMarkers(M);
   SmallSetVector<Function *, 8> Callers;
   if (Markers.empty())
     return Callers;
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
-  findActiveGlobals(M, Markers, D);
+  SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
+  Markers = innerRequestsFirst(M, Markers, Reach, D.rules());
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
   D.setJvpsDisposable(llvm::all_of(
       Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));

@@ -13,6 +13,7 @@
 
 #include "Activity.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
@@ -41,10 +42,11 @@ llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
 llvm::Function *requestedFunction(llvm::CallBase &Marker);
 
 /// Decides, for the requests \p Markers, which globals of \p M carry
-/// derivatives (GlobalShadows.h). Before any derivative is built.
-void findActiveGlobals(llvm::Module &M,
-                       llvm::ArrayRef<llvm::CallBase *> Markers,
-                       Differentiator &D);
+/// derivatives (GlobalShadows.h). Before any derivative is built. Returns
+/// the functions the requests reach (reachableFunctions()).
+llvm::SmallPtrSet<const llvm::Function *, 32>
+findActiveGlobals(llvm::Module &M, llvm::ArrayRef<llvm::CallBase *> Markers,
+                  Differentiator &D);
 
 /// Decodes \p Marker; null after reporting what is wrong with it.
 std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags,

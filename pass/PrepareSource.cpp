@@ -113,15 +113,6 @@ static void copyByValParameters(Function &Src) {
   }
 }
 
-/// Whether \p T has leaves that are not floating point (an int field).
-static bool hasNonFloatLeaf(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), hasNonFloatLeaf);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasNonFloatLeaf(AT->getElementType());
-  return !T->isFPOrFPVectorTy();
-}
-
 /// A local struct (or array of structs) mixing floating-point and other
 /// fields that is copied (struct assignment: memcpy). SROA cuts such a copy
 /// where the fields' uses split it, and gives a slice that holds both kinds of
