@@ -112,6 +112,9 @@ static const JvpRule Rules[] = {
 {"powi",      false, 0, Intrinsic::powi,      {powiBase}},
 {"hypot",     true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(0), d.y())); },
                                                 [](D &d) { return d.times(d.div(d.x(1), d.y())); }}},
+// |z| of a complex z = re + im i: clang passes (re, im) for double.
+{"cabs",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(0), d.y())); },
+                                                [](D &d) { return d.times(d.div(d.x(1), d.y())); }}},
 {"erf",       true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"erfc",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(-TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"fabs",      true,  0, Intrinsic::fabs,      {[](D &d) { return d.times(d.sign(d.x(0))); }}},
@@ -165,7 +168,10 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
   if (!Callee->isDeclaration())
     return nullptr;
   const JvpRule *R = Tables.ByLibmName.lookup(Callee->getName());
-  if (!R)
+  // Rules take scalars: cabsf gets its complex float as one <2 x float>.
+  if (!R || llvm::any_of(CB->args(), [](const Use &U) {
+        return U->getType()->isVectorTy() || U->getType()->isAggregateType();
+      }))
     return nullptr;
   // Where LLVM knows the name, it also checks the prototype; for names it
   // does not know (hypot, erf, ...), require a floating-point result.

@@ -287,6 +287,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return linearizeUserCall(CB, *Callee); // AD_CUSTOM_JVP
   if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))
     return applyRule(CB, *R);
+  if (isComplexArithmetic(*Callee))
+    return linearizeComplexArithmetic(CB);
   if (!Callee->isDeclaration())
     return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
                              TouchesGlobals);

@@ -26,6 +26,10 @@ struct TangentBuilder
                  const llvm::Instruction &Primal);
 };
 
+/// compiler-rt's complex multiply and divide (__muldc3 and friends), whose
+/// JVP LinearizeComplex.cpp builds.
+bool isComplexArithmetic(const llvm::Function &Callee);
+
 class Linearizer {
 public:
   Linearizer(llvm::Function &Src, llvm::Function &Primal, const Activity &A,
@@ -59,6 +63,8 @@ private:
                          bool FirstArgConst = false,
                          bool TouchesGlobals = false);
   void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
+  // LinearizeComplex.cpp
+  void linearizeComplexArithmetic(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);
   void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
 

@@ -1,0 +1,124 @@
+//===- LinearizeComplex.cpp - JVP of C99 complex multiply and divide ------===//
+//
+// Without -ffast-math clang calls compiler-rt for complex multiplication and
+// division (std::complex and _Complex): __muldc3 / __divdc3 for double,
+// __mulsc3 / __divsc3 for float, taking (a, b, c, d) for z = a + bi and
+// w = c + di and returning the (re, im) pair. Their results are pairs, so
+// they do not fit the scalar rule table (JvpRules.cpp); this is their rule.
+// The primal call stays (it recovers infinities and NaNs as C Annex G
+// says); the tangent is the product or quotient rule on (re, im) pairs,
+//   d(z w) = dz w + z dw        d(z / w) = (dz - q dw) / w,  q = z / w,
+// built from fmul by non-linear coefficients and fadd/fsub, so Unzip and
+// Transpose need nothing new.
+//
+//===----------------------------------------------------------------------===//
+#include "Linearity.h"
+#include "LinearizeImpl.h"
+
+#include "llvm/ADT/Statistic.h"
+
+#define DEBUG_TYPE "ad-jvp"
+
+using namespace llvm;
+
+STATISTIC(NumComplexCalls, "Number of complex multiplies and divides given "
+                           "a tangent");
+
+namespace ad {
+
+namespace {
+
+/// A complex number as its two parts. In a tangent, a null part is zero.
+struct Pair {
+  Value *Re = nullptr, *Im = nullptr;
+};
+
+/// Complex arithmetic where one factor is non-linear (coefficients) and
+/// the other linear (tangents), skipping zero tangents.
+class PairBuilder {
+public:
+  PairBuilder(IRBuilderBase &Coef, IRBuilderBase &Lin) : Coef(Coef), Lin(Lin) {}
+
+  /// P * T, P non-linear.
+  Pair mul(Pair P, Pair T) {
+    return {sub(prod(P.Re, T.Re), prod(P.Im, T.Im)),
+            add(prod(P.Re, T.Im), prod(P.Im, T.Re))};
+  }
+  Pair add(Pair A, Pair B) { return {add(A.Re, B.Re), add(A.Im, B.Im)}; }
+  Pair sub(Pair A, Pair B) { return {sub(A.Re, B.Re), sub(A.Im, B.Im)}; }
+  /// 1 / W for non-linear W: conj(W) / |W|^2.
+  Pair reciprocal(Pair W) {
+    Value *Norm = Coef.CreateFAdd(Coef.CreateFMul(W.Re, W.Re),
+                                  Coef.CreateFMul(W.Im, W.Im));
+    return {Coef.CreateFDiv(W.Re, Norm),
+            Coef.CreateFNeg(Coef.CreateFDiv(W.Im, Norm))};
+  }
+
+private:
+  Value *prod(Value *C, Value *T) { return T ? Lin.CreateFMul(C, T) : nullptr; }
+  Value *add(Value *A, Value *B) {
+    return !A ? B : !B ? A : Lin.CreateFAdd(A, B);
+  }
+  Value *sub(Value *A, Value *B) {
+    return !B ? A : !A ? Lin.CreateFNeg(B) : Lin.CreateFSub(A, B);
+  }
+
+  IRBuilderBase &Coef, &Lin;
+};
+
+/// The (re, im) parts of a pair-valued result: {T, T} or <2 x T>.
+Pair partsOf(IRBuilderBase &B, Value *V) {
+  if (V->getType()->isVectorTy())
+    return {B.CreateExtractElement(V, uint64_t(0)),
+            B.CreateExtractElement(V, uint64_t(1))};
+  return {B.CreateExtractValue(V, 0), B.CreateExtractValue(V, 1)};
+}
+
+} // namespace
+
+bool isComplexArithmetic(const Function &Callee) {
+  StringRef N = Callee.getName();
+  return Callee.isDeclaration() && Callee.arg_size() == 4 &&
+         (N == "__muldc3" || N == "__divdc3" || N == "__mulsc3" ||
+          N == "__divsc3");
+}
+
+void Linearizer::linearizeComplexArithmetic(CallBase &CB) {
+  ++NumComplexCalls;
+  Type *T = CB.getType();
+  Type *Part = T->isVectorTy() ? cast<VectorType>(T)->getElementType()
+                               : T->getStructElementType(0);
+  Instruction *Next = CB.getNextNode();
+  IRBuilder<> CoefB(Next);
+  TangentBuilder LinB(Next, CB);
+  PairBuilder P(CoefB, LinB);
+  auto Arg = [&](unsigned K) { return CB.getArgOperand(K); };
+  auto TangentArg = [&](unsigned K) -> Value * {
+    Value *A = Arg(K);
+    return isVaried(A) && !isa<Constant>(tangentOf(A)) ? tangentOf(A) : nullptr;
+  };
+  Pair Z{Arg(0), Arg(1)}, W{Arg(2), Arg(3)};
+  Pair DZ{TangentArg(0), TangentArg(1)}, DW{TangentArg(2), TangentArg(3)};
+
+  Pair DY;
+  if (CB.getCalledFunction()->getName().starts_with("__mul")) {
+    DY = P.add(P.mul(W, DZ), P.mul(Z, DW));
+  } else {
+    Pair Q = partsOf(CoefB, &CB);
+    DY = P.mul(P.reciprocal(W), P.sub(DZ, P.mul(Q, DW)));
+  }
+  // Pack the tangent like the result; a zero part is a constant zero.
+  Value *Zero = ConstantFP::get(Part, 0.0);
+  Value *Re = DY.Re ? DY.Re : Zero, *Im = DY.Im ? DY.Im : Zero;
+  Value *Packed = PoisonValue::get(T);
+  if (T->isVectorTy()) {
+    Packed = LinB.CreateInsertElement(Packed, Re, uint64_t(0));
+    Packed = LinB.CreateInsertElement(Packed, Im, uint64_t(1));
+  } else {
+    Packed = LinB.CreateInsertValue(Packed, Re, 0);
+    Packed = LinB.CreateInsertValue(Packed, Im, 1);
+  }
+  Tangent[&CB] = Packed;
+}
+
+} // namespace ad
