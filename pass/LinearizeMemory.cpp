@@ -34,6 +34,10 @@ namespace ad {
 Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
+  // A null pointer (the end of a list, a missing child) points nowhere in
+  // the shadow either; undef and poison stay what they are.
+  if (isa<ConstantPointerNull>(P) || isa<UndefValue>(P))
+    return P;
   // An address inside a global the derived code writes: the same address
   // inside its shadow global.
   if (auto *C = dyn_cast<Constant>(P); C && D.globals().isShadowed(C))

@@ -1,0 +1,89 @@
+// Pointer-linked data built inside the differentiated function: a struct
+// holding a pointer to its data (the caller's shadow struct holds the
+// shadow pointer), a linked list on the heap ending in NULL, a tree of
+// locals whose missing children are NULL (before, a null pointer had no
+// shadow: "this pointer may point to memory that carries derivatives or
+// to memory that does not"), and a constant table of function pointers.
+// RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
+#include "ad.h"
+#include "adcheck.h"
+#include <stdlib.h>
+typedef struct {
+  int n;
+  double *data;
+} vec;
+double vnorm2(const vec *v) {
+  double s = 0;
+  for (int i = 0; i < v->n; i++)
+    s += v->data[i] * v->data[i];
+  return s;
+}
+struct node {
+  double v;
+  struct node *next;
+};
+double listsum(const double *x, int n) {
+  struct node *head = 0;
+  for (int i = 0; i < n; i++) {
+    struct node *p = malloc(sizeof *p);
+    p->v = x[i] * x[i];
+    p->next = head;
+    head = p;
+  }
+  double s = 0;
+  double w = 1;
+  for (struct node *p = head; p; p = p->next) {
+    s += p->v * w;
+    w += 1;
+  }
+  while (head) {
+    struct node *q = head->next;
+    free(head);
+    head = q;
+  }
+  return s;
+}
+struct tree {
+  double v;
+  struct tree *l, *r;
+};
+static double tsum(const struct tree *t) {
+  return t ? t->v * t->v + tsum(t->l) + 0.5 * tsum(t->r) : 0;
+}
+double treef(const double *x) {
+  struct tree n[5];
+  for (int i = 0; i < 5; i++) {
+    n[i].v = sin(x[i]);
+    n[i].l = 2 * i + 1 < 5 ? &n[2 * i + 1] : 0;
+    n[i].r = 2 * i + 2 < 5 ? &n[2 * i + 2] : 0;
+  }
+  return tsum(&n[0]);
+}
+static double sq(double a) { return a * a; }
+static double cube(double a) { return a * a * a; }
+static double (*const table[2])(double) = {sq, cube};
+double tablef(double x, int k) { return table[k](x) + table[1 - k](x * 2); }
+int main(void) {
+  double d[3] = {0.5, -1.5, 2.0}, dd[3] = {0};
+  vec v = {3, d}, dv = {3, dd};
+  __ad_gradient(vnorm2, &v, &dv);
+  for (int i = 0; i < 3; i++)
+    ad_check(ad_fmt("vnorm2 %d", i), dd[i], 2 * d[i], 1e-12, 0);
+  double x[5] = {0.3, -0.4, 0.9, 1.2, -0.7}, dx[5] = {0}, dt[5] = {0};
+  volatile int vn = 5;
+  int n = vn;
+  __ad_gradient(listsum, x, dx, n);
+  for (int i = 0; i < 5; i++)
+    ad_check(ad_fmt("list %d", i), dx[i], AD_FD(x[i], listsum(x, n)), 1e-6,
+             1e-8);
+  __ad_gradient(treef, x, dt);
+  for (int i = 0; i < 5; i++)
+    ad_check(ad_fmt("tree %d", i), dt[i], AD_FD(x[i], treef(x)), 1e-6, 1e-8);
+  double y = 0.7;
+  for (int k = 0; k < 2; k++)
+    ad_check(ad_fmt("table %d", k), __ad_gradient(tablef, y, k),
+             AD_FD(y, tablef(y, k)), 1e-6, 1e-8);
+  return ad_finish();
+}
