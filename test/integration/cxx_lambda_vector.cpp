@@ -9,7 +9,8 @@
 //     same size filled with zeros, by pointer (&w, &dw); the data vector x
 //     AD_CONST. Softplus over w[i] x[i] through operator[], logsumexp
 //     through range-for and through iterators, std::inner_product and
-//     std::accumulate; a vector modified in place (VJP);
+//     std::accumulate; a vector modified in place (VJP); a vector returned
+//     by value from a helper;
 //   - std::array<double, N> through operator[] and range-for;
 //   - a struct whose members point to arrays (shadow: same shape, pointing
 //     to the shadow arrays), plus an active double member;
@@ -141,6 +142,22 @@ double model_loss(const Model *m) {
 static volatile double vin[12] = {0.8,  -0.3, 1.1, 0.45, -0.7, 0.25,
                                   -1.2, 0.9,  0.6, -0.15, 1.4, 0.35};
 static volatile int vn = 7;
+
+// A vector built and returned by value by a helper (its storage pointers
+// start out null), then summed: d/dv_i = 2 v_i.
+std::vector<double> squares(const std::vector<double> &v) {
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < v.size(); i++)
+    r[i] = v[i] * v[i];
+  return r;
+}
+double sum_of_squares(const std::vector<double> &v) {
+  std::vector<double> r = squares(v);
+  double s = 0;
+  for (double e : r)
+    s += e;
+  return s;
+}
 
 int main() {
   int n = vn;
@@ -335,5 +352,12 @@ int main() {
     ad_deriv("model_loss d/dbias", dm.bias, wb, AD_FD(m.bias, model_loss(&m)), AD_TOL_D);
   }
 
+  {
+    std::vector<double> v = {0.3, -0.7, 1.1}, dv(3, 0.0);
+    __ad_gradient((void *)sum_of_squares, &v, &dv);
+    for (int i = 0; i < 3; i++)
+      ad_deriv(ad_fmt("vector returned by value d/dv%d", i), dv[i], 2 * v[i],
+               AD_FD(v[i], sum_of_squares(v)), AD_TOL_D);
+  }
   return ad_finish();
 }
