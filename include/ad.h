@@ -34,10 +34,21 @@ extern "C" {
 /* Calls of functions with this attribute carry their source location into
  * LLVM IR (!srcloc), which the plugin uses for its diagnostics. If the
  * plugin is not loaded, the call survives to code generation and clang
- * reports this message at the call. */
+ * reports this message at the call. nomerge keeps the optimiser from
+ * merging the requests of an if/else into one call (the plugin also marks
+ * every __ad_gradient* / __ad_derivative* declaration so). */
+#if defined(__has_attribute)
+#if __has_attribute(nomerge)
+#define AD_NOMERGE_ __attribute__((nomerge))
+#endif
+#endif
+#ifndef AD_NOMERGE_
+#define AD_NOMERGE_
+#endif
 #define AD_MARKER                                                              \
   __attribute__((error("ADPass marker: compile with "                          \
-                       "-fpass-plugin=<build>/pass/libADPass.so")))
+                       "-fpass-plugin=<build>/pass/libADPass.so")))            \
+  AD_NOMERGE_
 
 /* Activity annotations, passed in the argument list before the argument
  * they describe. The plugin recognises these symbols by name; they are never

@@ -38,6 +38,12 @@ static bool isGradientMarker(const CallBase &Marker) {
   return Marker.getCalledFunction()->getName().starts_with(GradientPrefix);
 }
 
+void keepMarkersApart(Module &M) {
+  for (Function &F : M)
+    if (isMarker(F))
+      F.addFnAttr(Attribute::NoMerge);
+}
+
 SmallVector<CallBase *, 8> findMarkers(Module &M) {
   // In program order, so that diagnostics come out in source order.
   SmallVector<CallBase *, 8> Markers;

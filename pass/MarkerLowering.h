@@ -35,6 +35,11 @@ struct Request {
   llvm::SmallVector<llvm::Value *, 8> Extras;
 };
 
+/// Marks every marker declaration nomerge. Run before any optimisation:
+/// SimplifyCFG would otherwise sink the requests of an if/else into one
+/// call of a select between the two functions, which names no function.
+void keepMarkersApart(llvm::Module &M);
+
 /// The marker calls of \p M, in a stable order.
 llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
 

@@ -93,6 +93,12 @@ static SmallVector<Function *, 8> derivedOfKind(Module &M, DerivedKind K) {
   return Out;
 }
 
+PreservedAnalyses ADKeepMarkersApartPass::run(Module &M,
+                                              ModuleAnalysisManager &) {
+  keepMarkersApart(M);
+  return PreservedAnalyses::all(); // attributes of declarations only
+}
+
 PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags);

@@ -40,6 +40,14 @@ private:
   llvm::OptimizationLevel Level;
 };
 
+/// At the start of clang's pipeline: keeps the optimiser from merging
+/// marker calls (keepMarkersApart in MarkerLowering.h).
+struct ADKeepMarkersApartPass : llvm::PassInfoMixin<ADKeepMarkersApartPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
+  static bool isRequired() { return true; }
+};
+
 struct ADJvpPass : llvm::PassInfoMixin<ADJvpPass> {
   llvm::PreservedAnalyses run(llvm::Module &M,
                               llvm::ModuleAnalysisManager &MAM);

@@ -55,6 +55,10 @@ static bool parseModulePass(StringRef Name, ModulePassManager &MPM,
 
 static void registerCallbacks(PassBuilder &PB) {
   PB.registerPipelineParsingCallback(parseModulePass);
+  PB.registerPipelineStartEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) {
+        MPM.addPass(ad::ADKeepMarkersApartPass());
+      });
   PB.registerOptimizerEarlyEPCallback(ad::adaptOptimizerEarlyCallback(
       [&PB](ModulePassManager &MPM, OptimizationLevel Level) {
         MPM.addPass(ad::ADLowerPass(&PB, Level));
