@@ -24,6 +24,22 @@ using namespace llvm;
 
 namespace ad {
 
+/// The type of the data an atomic memory operation moves, or null. Atomics
+/// on integers (the guard of a C++ function-local static, a counter) carry
+/// no derivative and stay primal code; on floating-point data they would
+/// need atomic shadow updates.
+static Type *atomicDataType(const Instruction &I) {
+  if (auto *LI = dyn_cast<LoadInst>(&I))
+    return LI->isAtomic() ? LI->getType() : nullptr;
+  if (auto *SI = dyn_cast<StoreInst>(&I))
+    return SI->isAtomic() ? SI->getValueOperand()->getType() : nullptr;
+  if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+    return RMW->getValOperand()->getType();
+  if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
+    return CX->getNewValOperand()->getType();
+  return nullptr;
+}
+
 /// Reports the first construct of \p F outside what ADPass handles today.
 static bool checkSupported(Function &F, const Function &Orig,
                            Diagnostics &Diags) {
@@ -42,11 +58,9 @@ static bool checkSupported(Function &F, const Function &Orig,
                        "(compile with -fno-exceptions)");
       return false;
     }
-    if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I) ||
-        isa<FenceInst>(I) ||
-        (isa<LoadInst>(I) && cast<LoadInst>(I).isAtomic()) ||
-        (isa<StoreInst>(I) && cast<StoreInst>(I).isAtomic())) {
-      Diags.errorAt(I, "cannot differentiate atomic memory operations");
+    if (Type *T = atomicDataType(I); T && hasFloatLeaf(T)) {
+      Diags.errorAt(I, "cannot differentiate atomic operations on "
+                       "floating-point data");
       return false;
     }
   }

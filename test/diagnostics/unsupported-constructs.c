@@ -71,13 +71,20 @@ double mixed_struct(double x) {
   return r.value * r.steps;
 }
 
+_Atomic double total; // atomics on floating-point data (on integers: fine)
+double atomic_add(double x) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate atomic operations on floating-point data
+  total += x * x;
+  return x;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
              __ad_gradient(writes_unsized_global, x) +
              __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
              __ad_gradient(extended, x) + __ad_gradient(bit_abs, x) +
-             __ad_gradient(mixed_struct, x);
+             __ad_gradient(mixed_struct, x) + __ad_gradient(atomic_add, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }

@@ -1,7 +1,8 @@
 // C++ globals the differentiated code writes: a static data member, a
 // namespace-scope std::array whose address goes to begin()/end() (calls
 // given the global's address itself at -O0), and a static member of a
-// class template, instantiated for double and float.
+// class template, instantiated for double and float; a function-local
+// static with a dynamic initializer (guarded by an atomic load).
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
@@ -35,6 +36,15 @@ template <class T> T tmpl(T x) {
   return Cache<T>::last * x;
 }
 double tmpl_d(double x) { return tmpl(x); }
+// A function-local static with a dynamic initializer: thread-safe
+// initialisation reads its guard with an atomic load (integer data, no
+// derivative; it was rejected as an atomic operation). The first call,
+// inside the first request, sets s = 2x, so f = 2x^2; later, s is data.
+double first_call(double x) {
+  static double s = x * 2;
+  return s * x;
+}
+
 int main() {
   volatile double vx = 0.6;
   double x = vx;
@@ -49,5 +59,10 @@ int main() {
   float xf = 0.6f;
   ad_deriv("template static float", __ad_gradient_f((void *)tmpl<float>, xf),
            3 * xf * xf, AD_FD(xf, tmpl<float>(xf)), AD_TOL_F);
+  double x1 = 0.4, x2 = 0.9;
+  ad_check("static local, initialised in the request",
+           __ad_gradient((void *)first_call, x1), 4 * x1, 1e-12, 0);
+  ad_check("static local, initialised before",
+           __ad_gradient((void *)first_call, x2), 2 * x1, 1e-12, 0);
   return ad_finish();
 }
