@@ -367,6 +367,13 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   Copy->setDest(SDst);
   Copy->setSource(SSrc);
   Copy->insertAfter(&MT);
+  // Memory that holds only pointers (a C++ iterator copied whole): its
+  // shadow holds shadow pointers, which are addresses, not cotangents. The
+  // copy of them is non-linear, as a pointer store is (linearizeStore),
+  // and stays in f.fwd; transposing it as floating-point data would add
+  // the pointers' bits.
+  if (containsPointer(*Elem) && !hasFloatLeaf(*Elem))
+    return;
   markLinear(Copy);
   tagShadowElementType(*Copy, *Elem);
 }
