@@ -35,8 +35,10 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
   // A null pointer (the end of a list, a missing child) points nowhere in
-  // the shadow either; undef and poison stay what they are.
-  if (isa<ConstantPointerNull>(P) || isa<UndefValue>(P))
+  // the shadow either, and neither does an address computed from it (an
+  // empty std::vector's end, null + size, at -O2); undef and poison stay
+  // what they are.
+  if (isa<UndefValue>(P) || isa<ConstantPointerNull>(getUnderlyingObject(P)))
     return P;
   // An address inside a global the derived code writes: the same address
   // inside its shadow global.
