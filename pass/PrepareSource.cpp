@@ -107,7 +107,8 @@ void splitMultiplyAdd(IntrinsicInst &FMA) {
 /// A parameter passed by value in memory (byval) is the callee's own copy
 /// of the caller's object, made by the call. f.jvp's caller passes the
 /// shadow of the original, though, which no call copies: a callee that
-/// writes its parameter would write the caller's tangents. So the copy
+/// writes its parameter would write the caller's tangents (or, for a
+/// pointer field, the caller's shadow pointers). So the copy
 /// becomes explicit here (a local, filled by memcpy on entry): the
 /// parameter's memory is then only read, and the local gets a shadow of
 /// its own like any other. SROA removes the copy again where it can.
@@ -116,7 +117,8 @@ static void copyByValParameters(Function &Src) {
   IRBuilder<> B(&*Src.getEntryBlock().getFirstInsertionPt());
   for (Argument &A : Src.args()) {
     Type *T = A.getParamByValType();
-    if (!T || !containsFloatingPoint(T) || A.use_empty())
+    if (!T || A.use_empty() ||
+        (!containsFloatingPoint(T) && !containsPointer(T)))
       continue;
     AllocaInst *Copy = B.CreateAlloca(T, A.getType()->getPointerAddressSpace(),
                                       nullptr, A.getName() + ".copy");

@@ -5,6 +5,7 @@
 //   smooth(x,y) : axpy twice into y (void helper writing memory), y = ...
 //   mixed(x)    = dot(W, x) + dot(x, x)   (W a constant table: 'cd' and 'dd')
 //   byvalue(x)  : a struct passed by value that the callee modifies
+//   span_dot    : a struct of pointers passed by value, advanced by the callee
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
@@ -74,6 +75,27 @@ double byvalue(double x) {
   return r + t * x;
 }
 
+// A struct of pointers passed by value (byval: 24 bytes) whose callee
+// advances its copy's pointers: the caller's shadow pointers must not move.
+typedef struct {
+  double *p, *q;
+  long n;
+} span;
+__attribute__((noinline)) static double walk(span s) {
+  double t = 0;
+  for (long i = 0; i < s.n; i++) {
+    t += *s.p * *s.q;
+    s.p++;
+    s.q++;
+  }
+  return t;
+}
+double span_dot(double *a, double *b) {
+  span s = {a, b, 3};
+  double r = walk(s);
+  return r + s.p[0] * 2;
+}
+
 typedef struct { double da, db; } grad_ab;
 grad_ab __ad_gradient_ab(void *fn, ...) AD_MARKER;
 
@@ -129,5 +151,13 @@ int main(void) {
            AD_FD(bx, byvalue(bx)), AD_TOL_D);
   ad_check("byvalue forward", __ad_derivative(byvalue, bx, 1.0), want, 1e-12,
            0);
+  // span_dot: d/da = b + (2, 0, 0), d/db = a
+  double sa[3] = {1, 2, 3}, sb[3] = {0.5, -1, 2}, dsa[3] = {0}, dsb[3] = {0};
+  __ad_gradient(span_dot, sa, dsa, sb, dsb);
+  for (int i = 0; i < 3; i++) {
+    ad_check(ad_fmt("span_dot d/da%d", i), dsa[i], sb[i] + (i == 0 ? 2 : 0),
+             1e-12, 0);
+    ad_check(ad_fmt("span_dot d/db%d", i), dsb[i], sa[i], 1e-12, 0);
+  }
   return ad_finish();
 }
