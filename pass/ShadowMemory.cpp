@@ -122,6 +122,29 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   return Typed;
 }
 
+/// The floating-point type a copy's scalar TBAA tag names ("double" or
+/// "float" in clang's type tree), or null. A memcpy that loop idiom
+/// recognition made from a loop of double stores (copying a row into
+/// fresh heap memory) keeps their tag, while nothing else about its two
+/// sides may be typed any more.
+static Type *tbaaFloatType(const MemTransferInst &MT) {
+  MDNode *Tag = MT.getMetadata(LLVMContext::MD_tbaa);
+  if (!Tag || Tag->getNumOperands() < 2)
+    return nullptr;
+  auto *Access = dyn_cast<MDNode>(Tag->getOperand(1));
+  auto *Name = Access && Access->getNumOperands() > 0
+                   ? dyn_cast<MDString>(Access->getOperand(0))
+                   : nullptr;
+  if (!Name)
+    return nullptr;
+  LLVMContext &Ctx = MT.getContext();
+  if (Name->getString() == "double")
+    return Type::getDoubleTy(Ctx);
+  if (Name->getString() == "float")
+    return Type::getFloatTy(Ctx);
+  return nullptr;
+}
+
 std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
   SmallPtrSet<Type *, 2> Types;
   bool DstKnown = collectAccessTypes(MT.getRawDest(), Types);
@@ -132,6 +155,8 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
     return *Types.begin();
   if (DstKnown || SrcKnown)
     return nullptr; // typed memory without floating-point data
+  if (Type *T = tbaaFloatType(MT))
+    return T;
   return std::nullopt;
 }
 
