@@ -159,7 +159,7 @@ Constant *GlobalShadows::shadowOf(Constant *P) {
     // Every access the primal makes to GV is valid for its twin.
     S->setAlignment(std::max(GV->getAlign().valueOrOne(),
                              M.getDataLayout().getPreferredAlign(GV)));
-    ShadowToPrimal[S] = GV;
+    Shadows.insert(S);
   }
   return S;
 }
@@ -167,7 +167,7 @@ Constant *GlobalShadows::shadowOf(Constant *P) {
 SmallSetVector<GlobalVariable *, 4>
 GlobalShadows::shadowsUsedFrom(Function &F) const {
   SmallSetVector<GlobalVariable *, 4> Used;
-  if (ShadowToPrimal.empty())
+  if (Shadows.empty())
     return Used;
   SmallPtrSet<Function *, 16> Seen{&F};
   SmallVector<Function *, 16> Work{&F};

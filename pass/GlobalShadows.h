@@ -58,7 +58,7 @@ public:
   llvm::Constant *shadowOf(llvm::Constant *P);
   /// Whether \p GV is a shadow global this class created.
   bool isShadowGlobal(const llvm::GlobalVariable *GV) const {
-    return ShadowToPrimal.count(GV);
+    return Shadows.count(GV);
   }
   /// The shadow globals that \p F and every function it references use, in
   /// the order first found.
@@ -75,8 +75,7 @@ private:
   /// every indirect call.
   bool IndirectMayTouch = false;
   llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> PrimalToShadow;
-  llvm::DenseMap<const llvm::GlobalVariable *, llvm::GlobalVariable *>
-      ShadowToPrimal;
+  llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Shadows;
 };
 
 /// The global variable a constant address points into (through constant

@@ -87,9 +87,8 @@ static const char *untrackedFloatReason(const Type *T) {
 
 bool Linearizer::readsActiveData(const CallBase &CB) const {
   return D.globals().mayTouchActive(CB) ||
-         llvm::any_of(CB.args(), [&](const Use &U) {
-           return isVaried(U.get()) || isShadowed(U.get());
-         });
+         llvm::any_of(CB.args(),
+                      [&](const Use &U) { return carriesDerivative(U.get()); });
 }
 
 const char *Linearizer::droppedDerivative(const Instruction &I) const {
@@ -104,9 +103,7 @@ const char *Linearizer::droppedDerivative(const Instruction &I) const {
   if (auto *CB = dyn_cast<CallBase>(&I))
     return readsActiveData(*CB) ? Why : nullptr;
   return llvm::any_of(I.operands(),
-                      [&](const Use &U) {
-                        return isVaried(U.get()) || isShadowed(U.get());
-                      })
+                      [&](const Use &U) { return carriesDerivative(U.get()); })
              ? Why
              : nullptr;
 }

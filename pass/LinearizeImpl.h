@@ -43,6 +43,11 @@ private:
   llvm::Value *tangentOf(llvm::Value *V);
   bool isVaried(const llvm::Value *V) const { return Varied.count(V); }
   bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
+  /// A varied value or a pointer with a shadow: an operand through which
+  /// derivatives flow.
+  bool carriesDerivative(const llvm::Value *V) const {
+    return isVaried(V) || isShadowed(V);
+  }
   /// The shadow of pointer \p P; reports (and returns null) if it has none.
   llvm::Value *shadowOf(llvm::Value *P, const llvm::Instruction &User);
   /// Whether the call reads data that carries derivatives: an active

@@ -486,17 +486,17 @@ innerRequestsFirst(Module &M, ArrayRef<CallBase *> Markers,
       Roots.push_back(F);
     ReachOf.push_back(reachableFunctions(M, Roots, Rules));
   }
-  enum class State { New, Visiting, Done };
-  SmallVector<State, 8> States(N, State::New);
+  // Depth first, inner requests before the ones that reach them; marking
+  // on entry makes a cycle stop where it closes.
+  SmallVector<bool, 8> Visited(N, false);
   Order.clear();
   std::function<void(size_t)> Visit = [&](size_t I) {
-    if (States[I] != State::New)
+    if (Visited[I])
       return;
-    States[I] = State::Visiting;
+    Visited[I] = true;
     for (size_t J = 0; J < N; ++J)
       if (J != I && ReachOf[I].count(Markers[J]->getFunction()))
         Visit(J);
-    States[I] = State::Done;
     Order.push_back(Markers[I]);
   };
   for (size_t I = 0; I < N; ++I)
