@@ -11,18 +11,38 @@ using namespace llvm;
 
 namespace ad {
 
-bool isDifferentiableType(const Type *T) {
-  // Aggregates of floating-point values (structs returned by value).
-  if (auto *ST = dyn_cast<StructType>(T))
-    return ST->getNumElements() > 0 && !ST->isOpaque() &&
-           llvm::all_of(ST->elements(), isDifferentiableType);
+namespace {
+/// The kinds of leaves a type is made of (bits).
+enum LeafKind : unsigned { FloatLeaf = 1, IntLeaf = 2, OtherLeaf = 4 };
+} // namespace
+
+static unsigned leafKinds(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    if (ST->isOpaque() || ST->getNumElements() == 0)
+      return OtherLeaf;
+    unsigned Kinds = 0;
+    for (Type *E : ST->elements())
+      Kinds |= leafKinds(E);
+    return Kinds;
+  }
   if (auto *AT = dyn_cast<ArrayType>(T))
-    return AT->getNumElements() > 0 &&
-           isDifferentiableType(AT->getElementType());
+    return AT->getNumElements() ? leafKinds(AT->getElementType()) : OtherLeaf;
   if (auto *VT = dyn_cast<VectorType>(T))
     T = VT->getElementType();
-  return T->isFloatingPointTy() && !T->isX86_FP80Ty() && !T->isFP128Ty() &&
-         !T->isPPC_FP128Ty();
+  if (T->isFloatingPointTy() && !T->isX86_FP80Ty() && !T->isFP128Ty() &&
+      !T->isPPC_FP128Ty())
+    return FloatLeaf;
+  return T->isIntegerTy() ? IntLeaf : OtherLeaf;
+}
+
+bool isDifferentiableType(const Type *T) {
+  // Floating-point values, and aggregates of them returned by value. An
+  // aggregate may also hold integers (struct {double value; int steps;}):
+  // its tangent has the same type, with zero integer fields, which no rule
+  // reads (JAX's float0).
+  unsigned Kinds = leafKinds(T);
+  return (Kinds & FloatLeaf) && !(Kinds & OtherLeaf) &&
+         (!(Kinds & IntLeaf) || T->isAggregateType());
 }
 
 Activity Activity::defaultFor(const Function &F) {
@@ -187,7 +207,8 @@ static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
   if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
       !isa<SelectInst>(I) && !isa<FreezeInst>(I) &&
       !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) &&
-      !isa<ShuffleVectorInst>(I))
+      !isa<ShuffleVectorInst>(I) && !isa<ExtractValueInst>(I) &&
+      !isa<InsertValueInst>(I))
     return false;
   return llvm::any_of(I.operands(), [&](const Use &U) {
     return Info.FloatBits.count(U.get());
@@ -257,7 +278,12 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           Mark(Info.Shadowed, &I);
         }
       }
-      if (I.getType()->isIntOrIntVectorTy() && carriesFloatBits(I, Info))
+      // Integers, and structs with integer fields (the bits may be packed
+      // into one: x86-64 returns struct {double d; float f; int k;} as
+      // {double, i64}).
+      if ((I.getType()->isIntOrIntVectorTy() ||
+           (I.getType()->isAggregateType() && hasNonFloatLeaf(I.getType()))) &&
+          carriesFloatBits(I, Info))
         Mark(Info.FloatBits, &I);
       if (!isDifferentiableType(I.getType()))
         continue;

@@ -63,7 +63,9 @@ private:
   llvm::SmallVector<ArgRole, 8> Roles;
 };
 
-/// Types whose values can carry a tangent.
+/// Types whose values can carry a tangent: floating point (not long
+/// double), vectors of it, and structs and arrays of these that may also
+/// hold integers. A tangent has the value's type; its integer fields are 0.
 bool isDifferentiableType(const llvm::Type *T);
 /// Types that contain floating-point data somewhere (memory that can hold
 /// derivatives).

@@ -77,10 +77,11 @@ static const char *untrackedFloatReason(const Type *T) {
   if (isDifferentiableType(T) || !hasFloatLeaf(T))
     return nullptr;
   if (T->isAggregateType())
-    return "cannot differentiate a struct value that mixes floating-point "
-           "and other fields (such as a struct {double value; int steps;} "
-           "returned by value): not supported yet; return the "
-           "floating-point part separately or through a pointer";
+    return "cannot differentiate a struct value that holds pointers or "
+           "long double next to floating-point fields (such as a struct "
+           "{double value; double *next;} returned by value): not supported "
+           "yet; return the floating-point part separately or through a "
+           "pointer";
   return "cannot differentiate long double (or __float128) arithmetic: not "
          "supported; compute in double";
 }
@@ -91,12 +92,56 @@ bool Linearizer::readsActiveData(const CallBase &CB) const {
                       [&](const Use &U) { return carriesDerivative(U.get()); });
 }
 
+/// The call that produced the integer bits \p V is cut from (through
+/// truncations, shifts, masks and field extractions), if any.
+static const CallBase *callBitsComeFrom(const Value *V) {
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    if (auto *CB = dyn_cast<CallBase>(V))
+      return CB;
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !(isa<TruncInst>(I) || isa<ExtractValueInst>(I) ||
+                I->getOpcode() == Instruction::LShr ||
+                I->getOpcode() == Instruction::AShr ||
+                I->getOpcode() == Instruction::And))
+      return nullptr;
+    V = I->getOperand(0);
+  }
+  return nullptr;
+}
+
+static const char *const FloatInIntegerReason =
+    "cannot differentiate floating-point data passed in the bits of an "
+    "integer (a struct such as {float value; int n;} passed or returned by "
+    "value, which x86-64 packs into one integer register): pass it through "
+    "a pointer, or use double fields";
+
 const char *Linearizer::droppedDerivative(const Instruction &I) const {
-  if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy() &&
-      FloatBits.count(I.getOperand(0)))
-    return "cannot differentiate floating-point bit manipulation (an active "
-           "value reinterpreted as an integer, changed, and turned back): "
-           "use fabs, copysign or a sign test instead";
+  if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy()) {
+    if (FloatBits.count(I.getOperand(0)))
+      return "cannot differentiate floating-point bit manipulation (an "
+             "active value reinterpreted as an integer, changed, and turned "
+             "back): use fabs, copysign or a sign test instead";
+    // A callee given active data that returns a float in integer bits.
+    if (const CallBase *CB = callBitsComeFrom(I.getOperand(0));
+        CB && !isa<IntrinsicInst>(CB) && readsActiveData(*CB))
+      return FloatInIntegerReason;
+  }
+  // Active floating-point bits leaving in an integer (a return value, a
+  // struct's integer field, an argument of a function that will
+  // reinterpret them) would leave their derivative behind.
+  if (isa<ReturnInst>(I) || isa<InsertValueInst>(I)) {
+    const Value *Out = isa<ReturnInst>(I)
+                           ? cast<ReturnInst>(I).getReturnValue()
+                           : cast<InsertValueInst>(I).getInsertedValueOperand();
+    if (Out && FloatBits.count(Out))
+      return FloatInIntegerReason;
+  }
+  if (auto *CB = dyn_cast<CallBase>(&I);
+      CB && !isa<IntrinsicInst>(CB) &&
+      (!CB->getCalledFunction() || !CB->getCalledFunction()->isDeclaration()))
+    for (const Use &U : CB->args())
+      if (FloatBits.count(U.get()))
+        return FloatInIntegerReason;
   const char *Why = untrackedFloatReason(I.getType());
   if (!Why)
     return nullptr;

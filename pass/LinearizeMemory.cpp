@@ -212,7 +212,9 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
   Type *T = LI.getType();
   Value *P = LI.getPointerOperand();
   if (isShadowed(P)) {
-    if (!isDifferentiableType(T)) {
+    // A struct mixing doubles and ints is not loaded as one value: its
+    // shadow's int fields would be read as if they were tangents.
+    if (!isDifferentiableType(T) || hasNonFloatLeaf(T)) {
       // A pointer loaded from active memory (a C++ vtable pointer, say) has
       // no shadow: reading or writing floating-point data through it is an
       // error (below and in linearizeStore), calling through it is fine.
@@ -281,7 +283,7 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   if (containsPointer(T))
     return fail(SI, "cannot differentiate a store of a whole struct that "
                     "holds pointers: not supported yet");
-  if (!isDifferentiableType(T)) {
+  if (!isDifferentiableType(T) || hasNonFloatLeaf(T)) {
     if (containsFloatingPoint(T))
       return fail(SI, "cannot differentiate a store of a whole struct or "
                       "array value: not supported yet");

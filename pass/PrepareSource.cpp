@@ -19,6 +19,7 @@
 #include "llvm/Transforms/Utils/Mem2Reg.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
+#include <functional>
 
 using namespace llvm;
 
@@ -154,6 +155,82 @@ static bool isCopiedMixedAggregate(AllocaInst &AI) {
   return false;
 }
 
+/// Loads and stores of a whole struct mixing floating-point and other
+/// fields (clang -O0 stores a returned std::pair<double, int> in one piece
+/// into memory that escapes to std::get) become one access per field, as
+/// InstCombine would: the shadow of such memory is then read and written
+/// field by field, floating-point fields only. Volatile and atomic accesses
+/// stay whole.
+static void splitMixedAggregateAccesses(Function &F) {
+  const DataLayout &DL = F.getParent()->getDataLayout();
+  auto IsMixed = [](Type *T) {
+    return T->isAggregateType() && containsFloatingPoint(T) &&
+           hasNonFloatLeaf(T);
+  };
+  SmallVector<Instruction *, 8> Work;
+  for (Instruction &I : instructions(F))
+    if (auto *SI = dyn_cast<StoreInst>(&I);
+        SI && SI->isSimple() && IsMixed(SI->getValueOperand()->getType()))
+      Work.push_back(SI);
+    else if (auto *LI = dyn_cast<LoadInst>(&I);
+             LI && LI->isSimple() && IsMixed(LI->getType()))
+      Work.push_back(LI);
+  // Field Idx of aggregate type T at Ptr: its address and alignment.
+  auto Field = [&](IRBuilder<> &B, Type *T, Value *Ptr, Align A, unsigned Idx,
+                   Align &FieldAlign) {
+    uint64_t Off =
+        isa<StructType>(T)
+            ? DL.getStructLayout(cast<StructType>(T))->getElementOffset(Idx)
+            : Idx * DL.getTypeAllocSize(cast<ArrayType>(T)->getElementType());
+    FieldAlign = commonAlignment(A, Off);
+    return B.CreateConstInBoundsGEP2_32(T, Ptr, 0, Idx);
+  };
+  auto NumFields = [](Type *T) {
+    return isa<StructType>(T) ? cast<StructType>(T)->getNumElements()
+                              : unsigned(cast<ArrayType>(T)->getNumElements());
+  };
+  std::function<void(IRBuilder<> &, Value *, Value *, Align)> Store =
+      [&](IRBuilder<> &B, Value *V, Value *Ptr, Align A) {
+        Type *T = V->getType();
+        if (!T->isAggregateType()) {
+          B.CreateAlignedStore(V, Ptr, A);
+          return;
+        }
+        for (unsigned K = 0, N = NumFields(T); K < N; ++K) {
+          Align FA;
+          Value *P = Field(B, T, Ptr, A, K, FA);
+          Store(B, B.CreateExtractValue(V, K), P, FA);
+        }
+      };
+  std::function<Value *(IRBuilder<> &, Type *, Value *, Align)> Load =
+      [&](IRBuilder<> &B, Type *T, Value *Ptr, Align A) -> Value * {
+    if (!T->isAggregateType())
+      return B.CreateAlignedLoad(T, Ptr, A);
+    Value *Agg = PoisonValue::get(T);
+    for (unsigned K = 0, N = NumFields(T); K < N; ++K) {
+      Align FA;
+      Value *P = Field(B, T, Ptr, A, K, FA);
+      Type *ET = isa<StructType>(T) ? cast<StructType>(T)->getElementType(K)
+                                    : cast<ArrayType>(T)->getElementType();
+      Agg = B.CreateInsertValue(Agg, Load(B, ET, P, FA), K);
+    }
+    return Agg;
+  };
+  for (Instruction *I : Work) {
+    IRBuilder<> B(I);
+    if (auto *SI = dyn_cast<StoreInst>(I)) {
+      Store(B, SI->getValueOperand(), SI->getPointerOperand(), SI->getAlign());
+    } else {
+      auto *LI = cast<LoadInst>(I);
+      Value *V =
+          Load(B, LI->getType(), LI->getPointerOperand(), LI->getAlign());
+      V->takeName(LI);
+      LI->replaceAllUsesWith(V);
+    }
+    I->eraseFromParent();
+  }
+}
+
 /// A derived function differentiated again (a second derivative: the
 /// gradient of a function that asks for a derivative) is primal code to
 /// the outer request. Its copy loses the stages' marks (!ad.linear and
@@ -200,6 +277,7 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   copyByValParameters(*Src);
   if (getDerivedInfo(F))
     dropStageMarks(*Src);
+  splitMixedAggregateAccesses(*Src);
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a

@@ -120,7 +120,8 @@ Function *Transposer::createRevDeclaration() {
 
 /// Cotangent accumulators start at -0.0, the exact identity of fadd
 /// (0.0 + -0.0 is 0.0), so that the first accumulation folds away. For an
-/// aggregate (a struct returned by value), in every element.
+/// aggregate (a struct returned by value), in every element; its integer
+/// fields carry no cotangent and stay 0.
 static Constant *additiveIdentity(Type *T) {
   if (auto *ST = dyn_cast<StructType>(T)) {
     SmallVector<Constant *, 4> Elts;
@@ -132,12 +133,17 @@ static Constant *additiveIdentity(Type *T) {
     return ConstantArray::get(
         AT, SmallVector<Constant *, 8>(AT->getNumElements(),
                                        additiveIdentity(AT->getElementType())));
+  if (T->isIntOrIntVectorTy())
+    return Constant::getNullValue(T);
   return ConstantFP::getNegativeZero(T);
 }
 
-/// A + B (or A - B) elementwise, for scalars, vectors and aggregates.
+/// A + B (or A - B) elementwise, for scalars, vectors and aggregates. The
+/// integer fields of an aggregate are not cotangents: A's are kept.
 static Value *addCotangents(IRBuilder<> &B, Value *A, Value *C, bool Negate) {
   Type *T = A->getType();
+  if (T->isIntOrIntVectorTy())
+    return A;
   if (!T->isAggregateType())
     return Negate ? B.CreateFSub(A, C) : B.CreateFAdd(A, C);
   unsigned N = isa<StructType>(T) ? cast<StructType>(T)->getNumElements()
@@ -421,9 +427,9 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
     // + 0.0 turns the -0.0 of an input that received nothing into 0.0.
     SmallVector<Value *, 4> Outs;
     for (unsigned K = 1; K < Lin.arg_size(); ++K)
-      Outs.push_back(
-          B.CreateFAdd(takeCotangent(B, Lin.getArg(K)),
-                       ConstantFP::get(Lin.getArg(K)->getType(), 0.0)));
+      Outs.push_back(addCotangents(
+          B, takeCotangent(B, Lin.getArg(K)),
+          Constant::getNullValue(Lin.getArg(K)->getType()), false));
     if (Outs.empty())
       B.CreateRetVoid();
     else if (Outs.size() == 1)

@@ -57,18 +57,58 @@ double bit_abs(double x) {
   return x;
 }
 
+// A struct mixing double and int fields is differentiated
+// (integration/mixed_structs.c); one whose float travels in the bits of an
+// integer (x86-64 returns {float, int} in one integer register) is not.
 typedef struct {
-  double value;
+  float value;
   int steps;
-} result;
-__attribute__((noinline)) static result solve(double x) {
-  result r = {x * x, (int)(x * 2)};
+} packed;
+__attribute__((noinline)) static packed solve_packed(double x) {
+  packed r = {(float)(x * x), (int)(x * 2)};
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate floating-point data passed in the bits of an integer (a struct such as {float value; int n;} passed or returned by value, which x86-64 packs into one integer register): pass it through a pointer, or use double fields
   return r;
 }
-double mixed_struct(double x) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a struct value that mixes floating-point and other fields (such as a struct {double value; int steps;} returned by value): not supported yet; return the floating-point part separately or through a pointer
-  result r = solve(x);
+double float_in_int(double x) {
+  packed r = solve_packed(x);
   return r.value * r.steps;
+}
+__attribute__((noinline)) static double use_packed(packed p) {
+  return p.value * p.steps;
+}
+double pass_packed(double x) {
+  packed p = {(float)x, 3};
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate floating-point data passed in the bits of an integer (a struct such as {float value; int n;} passed or returned by value, which x86-64 packs into one integer register): pass it through a pointer, or use double fields
+  return use_packed(p);
+}
+// x86-64 returns this as {double, i64}: f and k share the integer.
+typedef struct {
+  double d;
+  float f;
+  int k;
+} dfi;
+__attribute__((noinline)) static dfi make_dfi(double x) {
+  dfi r = {x * 3, (float)(x * 0.5), 7};
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate floating-point data passed in the bits of an integer (a struct such as {float value; int n;} passed or returned by value, which x86-64 packs into one integer register): pass it through a pointer, or use double fields
+  return r;
+}
+double return_dfi(double x) {
+  dfi r = make_dfi(x);
+  return r.d * r.f * r.k;
+}
+typedef struct {
+  double value;
+  double *next;
+} linked;
+__attribute__((noinline)) static linked make_linked(double x, double *p) {
+  linked l = {x * x, p};
+  return l;
+}
+double mixed_pointer_struct(double x) {
+  double cell = 0;
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a struct value that holds pointers or long double next to floating-point fields (such as a struct {double value; double *next;} returned by value): not supported yet; return the floating-point part separately or through a pointer
+  linked l = make_linked(x, &cell);
+  return l.value + *l.next;
 }
 
 _Atomic double total; // atomics on floating-point data (on integers: fine)
@@ -84,7 +124,9 @@ double use(double x, double *p, double *dp, double *out, double **rows,
              __ad_gradient(writes_unsized_global, x) +
              __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
              __ad_gradient(extended, x) + __ad_gradient(bit_abs, x) +
-             __ad_gradient(mixed_struct, x) + __ad_gradient(atomic_add, x);
+             __ad_gradient(float_in_int, x) + __ad_gradient(pass_packed, x) +
+             __ad_gradient(return_dfi, x) +
+             __ad_gradient(mixed_pointer_struct, x) + __ad_gradient(atomic_add, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   return r;
 }

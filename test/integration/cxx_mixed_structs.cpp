@@ -1,0 +1,73 @@
+// C++ values mixing floating-point and integer fields, returned by value:
+// std::pair<double, int> (clang -O0 stores it whole into memory that
+// escapes to std::get), std::optional<double> ({double, i8}), and a member
+// function returning a result struct.
+// RUN: %adcxx -std=c++17 -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+#include "ad.h"
+#include "adcheck.h"
+#include <cmath>
+#include <optional>
+#include <utility>
+
+__attribute__((noinline)) static std::pair<double, int> stats(double x) {
+  return {std::sin(x) * x, 3};
+}
+__attribute__((noinline)) static std::optional<double> maybe_exp(double x) {
+  if (x > 0)
+    return std::exp(x);
+  return std::nullopt;
+}
+
+double with_pair(double x) {
+  auto [v, n] = stats(x);
+  return v * n;
+}
+double with_get(double x) {
+  std::pair<double, int> p = stats(x);
+  return std::get<0>(p) * std::get<1>(p) + p.first;
+}
+double with_optional(double x) {
+  return maybe_exp(x).value_or(-1.0) + maybe_exp(-x).value_or(x * x);
+}
+
+struct Result {
+  double value;
+  int iterations;
+};
+class Solver {
+public:
+  explicit Solver(double scale) : scale_(scale) {}
+  __attribute__((noinline)) Result run(double x) const {
+    Result r{0.0, 0};
+    for (int k = 0; k < 3; ++k, ++r.iterations)
+      r.value += scale_ * x * (k + 1);
+    return r;
+  }
+
+private:
+  double scale_;
+};
+double with_member(double x) {
+  Solver s(x);
+  Result r = s.run(x);
+  return r.value / r.iterations;
+}
+
+int main() {
+  volatile double vx = 0.9;
+  double x = vx;
+  double du = std::sin(x) + x * std::cos(x);
+  ad_deriv("pair", __ad_gradient(with_pair, x), 3 * du,
+           AD_FD(x, with_pair(x)), AD_TOL_D);
+  ad_deriv("get", __ad_gradient(with_get, x), 4 * du, AD_FD(x, with_get(x)),
+           AD_TOL_D);
+  ad_deriv("optional", __ad_gradient(with_optional, x), std::exp(x) + 2 * x,
+           AD_FD(x, with_optional(x)), AD_TOL_D);
+  ad_deriv("optional fwd", __ad_derivative(with_optional, x, 1.0),
+           std::exp(x) + 2 * x, AD_FD(x, with_optional(x)), AD_TOL_D);
+  // (x * x * 6) / 3 = 2 x^2
+  ad_deriv("member", __ad_gradient(with_member, x), 4 * x,
+           AD_FD(x, with_member(x)), AD_TOL_D);
+  return ad_finish();
+}
