@@ -58,8 +58,8 @@ int main() {
   volatile double vx = 0.9;
   double x = vx;
   double du = std::sin(x) + x * std::cos(x);
-  ad_deriv("pair", __ad_gradient(with_pair, x), 3 * du,
-           AD_FD(x, with_pair(x)), AD_TOL_D);
+  ad_deriv("pair", __ad_gradient(with_pair, x), 3 * du, AD_FD(x, with_pair(x)),
+           AD_TOL_D);
   ad_deriv("get", __ad_gradient(with_get, x), 4 * du, AD_FD(x, with_get(x)),
            AD_TOL_D);
   ad_deriv("optional", __ad_gradient(with_optional, x), std::exp(x) + 2 * x,

@@ -6,6 +6,9 @@
 //   triple(x)   : {int, double, double} (returned through memory, sret)
 //   chosen(x)   : which call's struct is used depends on x (a phi at -O2)
 //   looped(x)   : the struct returned in a loop is taped per iteration
+//   recursive(x): a recursive function returning the struct
+//   stepped(x)  : the struct is also an argument by value ({double, int}
+//                 travel as two scalars), carried through a loop
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
@@ -95,6 +98,34 @@ double looped(double x) {
   return acc;
 }
 
+__attribute__((noinline)) static solved nest(double x, int n) {
+  if (n == 0) {
+    solved r = {x, 0};
+    return r;
+  }
+  solved r = nest(sin(x) + 0.5 * x, n - 1);
+  r.value *= 1.1;
+  r.steps++;
+  return r;
+}
+
+double recursive(double x) {
+  solved r = nest(x, 5);
+  return r.value * r.steps;
+}
+
+__attribute__((noinline)) static solved advance(solved s, double h) {
+  solved t = {s.value + h * cos(s.value), s.steps + 1};
+  return t;
+}
+
+double stepped(double x) {
+  solved s = {x, 0};
+  for (int k = 0; k < 10; k++)
+    s = advance(s, 0.1);
+  return s.value + s.steps;
+}
+
 int main(void) {
   volatile double vx = 0.8;
   double x = vx;
@@ -107,8 +138,8 @@ int main(void) {
 
   // tagged: 2 x sin x + 3 exp(x sin x) / 4
   double u = x * sin(x), du = sin(x) + x * cos(x);
-  ad_deriv("tagged", __ad_gradient(tagged, x),
-           2 * du + 0.75 * exp(u) * du, AD_FD(x, tagged(x)), AD_TOL_D);
+  ad_deriv("tagged", __ad_gradient(tagged, x), 2 * du + 0.75 * exp(u) * du,
+           AD_FD(x, tagged(x)), AD_TOL_D);
 
   // triple: 4 x^2 + cos x
   ad_deriv("triple", __ad_gradient(triple, x), 8 * x - sin(x),
@@ -118,8 +149,8 @@ int main(void) {
   ad_deriv("chosen x<1", __ad_gradient(chosen, x), 100 * x * x * x,
            AD_FD(x, chosen(x)), AD_TOL_D);
   double y = 1.7;
-  ad_deriv("chosen x>1", __ad_gradient(chosen, y), 8 * y,
-           AD_FD(y, chosen(y)), AD_TOL_D);
+  ad_deriv("chosen x>1", __ad_gradient(chosen, y), 8 * y, AD_FD(y, chosen(y)),
+           AD_TOL_D);
   ad_deriv("chosen fwd", __ad_derivative(chosen, y, 1.0), 8 * y,
            AD_FD(y, chosen(y)), AD_TOL_D);
 
@@ -129,5 +160,25 @@ int main(void) {
     want += 2 * k * (x + k);
   ad_deriv("looped", __ad_gradient(looped, x), want, AD_FD(x, looped(x)),
            AD_TOL_D);
+
+  // recursive: 5 * 1.1^5 * g(g(g(g(g(x))))), g(u) = sin u + u / 2
+  double dg = 1, g = x;
+  for (int k = 0; k < 5; k++) {
+    dg *= cos(g) + 0.5;
+    g = sin(g) + 0.5 * g;
+  }
+  ad_deriv("recursive", __ad_gradient(recursive, x), 5 * pow(1.1, 5) * dg,
+           AD_FD(x, recursive(x)), AD_TOL_D);
+
+  // stepped: ten steps of s += h cos s
+  double ds = 1, s = x;
+  for (int k = 0; k < 10; k++) {
+    ds *= 1 - 0.1 * sin(s);
+    s += 0.1 * cos(s);
+  }
+  ad_deriv("stepped", __ad_gradient(stepped, x), ds, AD_FD(x, stepped(x)),
+           AD_TOL_D);
+  ad_deriv("stepped fwd", __ad_derivative(stepped, x, 1.0), ds,
+           AD_FD(x, stepped(x)), AD_TOL_D);
   return ad_finish();
 }
