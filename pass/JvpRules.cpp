@@ -77,6 +77,15 @@ static Partial powiBase(D &d) {
 // min/max: the tangent of whichever argument was returned (the first on ties).
 static Partial pickedFirst(D &d) { return d.when(d.eq(d.y(), d.x(0))); }
 static Partial pickedSecond(D &d) { return d.when(d.une(d.y(), d.x(0))); }
+// hypot(a, b) and |z|: a / h and b / h, and 0 at the origin (where they are
+// 0/0), as |x|' is 0 at 0.
+static Partial overNorm(D &d, unsigned K) {
+  Value *H = d.y();
+  Value *SafeH = d.select(d.eq(H, d.num(0)), d.num(1), H);
+  return d.times(d.div(d.x(K), SafeH));
+}
+static Partial normFirst(D &d) { return overNorm(d, 0); }
+static Partial normSecond(D &d) { return overNorm(d, 1); }
 
 // clang-format off
 static const JvpRule Rules[] = {
@@ -110,11 +119,9 @@ static const JvpRule Rules[] = {
 {"cbrt",      true,  0, NoIntrinsic,          {[](D &d) { return d.over(d.mul(d.sq(d.y()), d.num(3))); }}},
 {"pow",       true,  0, Intrinsic::pow,       {powBase, powExponent}},
 {"powi",      false, 0, Intrinsic::powi,      {powiBase}},
-{"hypot",     true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(0), d.y())); },
-                                                [](D &d) { return d.times(d.div(d.x(1), d.y())); }}},
+{"hypot",     true,  0, NoIntrinsic,          {normFirst, normSecond}},
 // |z| of a complex z = re + im i: clang passes (re, im) for double.
-{"cabs",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.div(d.x(0), d.y())); },
-                                                [](D &d) { return d.times(d.div(d.x(1), d.y())); }}},
+{"cabs",      true,  0, NoIntrinsic,          {normFirst, normSecond}},
 {"erf",       true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"erfc",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(-TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"fabs",      true,  0, Intrinsic::fabs,      {[](D &d) { return d.times(d.sign(d.x(0))); }}},
@@ -132,7 +139,7 @@ static const JvpRule Rules[] = {
 {"rint",      true,  0, Intrinsic::rint,      {[](D &d) { return d.zero(); }}},
 {"nearbyint", true,  0, Intrinsic::nearbyint, {[](D &d) { return d.zero(); }}},
 {"roundeven", true,  0, Intrinsic::roundeven, {[](D &d) { return d.zero(); }}},
-{"ldexp",     true,  0, Intrinsic::ldexp,     {[](D &d) { return d.times(d.div(d.y(), d.x(0))); }}},
+{"ldexp",     true,  0, Intrinsic::ldexp,     {[](D &d) { return d.times(d.exp2Int(d.x(1))); }}},
 };
 // clang-format on
 

@@ -78,6 +78,11 @@ public:
     return Bld.CreateIntrinsic(llvm::Intrinsic::powi,
                                {X->getType(), N->getType()}, {X, N});
   }
+  /// 2^N exactly, in the primal's type.
+  llvm::Value *exp2Int(llvm::Value *N) {
+    return Bld.CreateIntrinsic(llvm::Intrinsic::ldexp,
+                               {Primal.getType(), N->getType()}, {num(1), N});
+  }
   llvm::Value *intrinsic(llvm::Intrinsic::ID ID,
                          llvm::ArrayRef<llvm::Value *> Args);
   /// sign(x): -1, 0 or +1 (NaN stays NaN-free: 0).

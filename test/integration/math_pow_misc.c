@@ -1,7 +1,7 @@
 // pow (both arguments active; constant, AD_CONST and integer exponents with
 // negative bases; constant base; x^2 at 0), __builtin_powi / llvm.powi
-// (constant and runtime exponents, including negative and zero), hypot,
-// fabs, fmin, fmax, fma (3-field results), copysign and erf; double and
+// (constant and runtime exponents, including negative and zero), hypot
+// (also at the origin), ldexp (also at 0), fabs, fmin, fmax, fma (3-field results), copysign and erf; double and
 // float variants. Points avoid kinks (fabs at 0, fmin/fmax ties, copysign
 // sign changes).
 //
@@ -43,6 +43,7 @@ double m_powi(double x, int n) { return __builtin_powi(x, n); }
 double m_powi4(double x) { return __builtin_powi(x, 4); }
 double m_powi_neg(double x) { return __builtin_powi(x, -3); }
 double m_hypot(double x, double y) { return hypot(x, y); }
+double m_ldexp(double x, int n) { return ldexp(x, n); }
 double m_fabs(double x) { return fabs(x); }
 double m_fabs_mul(double x) { return fabs(x) * x; }
 double m_fabs_expr(double x) { return fabs(x * x - 2); }
@@ -60,6 +61,7 @@ float mf_pow(float x, float y) { return powf(x, y); }
 float mf_pow3(float x) { return powf(x, 3.0f); }
 float mf_powi(float x, int n) { return __builtin_powif(x, n); }
 float mf_hypot(float x, float y) { return hypotf(x, y); }
+float mf_ldexp(float x, int n) { return ldexpf(x, n); }
 float mf_fabs_mul(float x) { return fabsf(x) * x; }
 float mf_fmin(float x, float y) { return fminf(x, y); }
 float mf_fmax(float x, float y) { return fmaxf(x, y); }
@@ -223,6 +225,35 @@ int main(void) {
     ad_deriv(ad_fmt("d fmaf/dx (%g,%g,%g)", x, y, z), gf.dx, (double)yf, fdx, AD_TOL_F);
     ad_deriv(ad_fmt("d fmaf/dy (%g,%g,%g)", x, y, z), gf.dy, (double)xf, fdy, AD_TOL_F);
     ad_deriv(ad_fmt("d fmaf/dz (%g,%g,%g)", x, y, z), gf.dz, 1.0, fdz, AD_TOL_F);
+  }
+  {
+    // ldexp's slope is 2^n everywhere; at x = 0 the old rule's y / x was
+    // 0 / 0 (NaN).
+    static const double lx[] = {0.0, 1.3, -0.7};
+    volatile int vn = 3;
+    for (unsigned i = 0; i < sizeof lx / sizeof lx[0]; i++) {
+      double x = lx[i];
+      int n = vn;
+      ad_deriv(ad_fmt("d ldexp(x, %d)/dx (%g)", n, x),
+               __ad_gradient(m_ldexp, x, n), 8.0, AD_FD(x, m_ldexp(x, n)),
+               AD_TOL_D);
+      float xf = (float)x;
+      ad_deriv(ad_fmt("d ldexpf(x, %d)/dx (%g)", -n, x),
+               __ad_gradient(mf_ldexp, xf, -n), 0.125,
+               AD_FD(xf, mf_ldexp(xf, -n)), AD_TOL_F);
+    }
+    // hypot at the origin: 0, as |x|' at 0 (x / h is 0 / 0 there).
+    volatile double vz = 0.0;
+    double x = vz, y = vz;
+    grad2 g = __ad_gradient_2(m_hypot, x, y);
+    ad_deriv("d hypot/dx (0,0)", g.dx, 0.0, AD_FD(x, m_hypot(x, y)),
+             AD_TOL_D);
+    ad_deriv("d hypot/dy (0,0)", g.dy, 0.0, AD_FD(y, m_hypot(x, y)),
+             AD_TOL_D);
+    float xf = (float)x, yf = (float)y;
+    grad2f gf = __ad_gradient_2f(mf_hypot, xf, yf);
+    ad_deriv("d hypotf/dx (0,0)", gf.dx, 0.0, AD_FD(xf, mf_hypot(xf, yf)),
+             AD_TOL_F);
   }
   return ad_finish();
 }
