@@ -96,6 +96,11 @@ static const JvpRule Rules[] = {
 {"fmul",      false, Instruction::FMul,  NoIntrinsic,            {[](D &d) { return d.times(d.x(1)); }, [](D &d) { return d.times(d.x(0)); }}},
 {"fdiv",      false, Instruction::FDiv,  NoIntrinsic,            {[](D &d) { return d.over(d.x(1)); }, [](D &d) { return d.times(d.neg(d.div(d.y(), d.x(1)))); }}},
 {"fmod",      true,  Instruction::FRem,  NoIntrinsic,            {[](D &d) { return d.one(); }, [](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::trunc, {d.div(d.x(0), d.x(1))}))); }}},
+// remainder(a, b) = a - n b with n = a / b rounded to even: n from (a - r) / b.
+{"remainder", true,  0, NoIntrinsic,          {[](D &d) { return d.one(); }, [](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::roundeven, {d.div(d.sub(d.x(0), d.y()), d.x(1))}))); }}},
+// fdim(a, b) = a - b where a > b, else +0 (so the result is nonzero exactly there).
+{"fdim",      true,  0, NoIntrinsic,          {[](D &d) { return d.when(d.une(d.y(), d.num(0))); },
+                                                [](D &d) { return d.times(d.select(d.une(d.y(), d.num(0)), d.num(-1), d.num(0))); }}},
 {"sin",       true,  0, Intrinsic::sin,       {[](D &d) { return d.times(d.intrinsic(Intrinsic::cos, {d.x(0)})); }}},
 {"cos",       true,  0, Intrinsic::cos,       {[](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::sin, {d.x(0)}))); }}},
 {"tan",       true,  0, Intrinsic::tan,       {[](D &d) { return d.times(d.add(d.num(1), d.sq(d.y()))); }}},
@@ -107,6 +112,9 @@ static const JvpRule Rules[] = {
 {"sinh",      true,  0, Intrinsic::sinh,      {[](D &d) { return d.times(d.intrinsic(Intrinsic::cosh, {d.x(0)})); }}},
 {"cosh",      true,  0, Intrinsic::cosh,      {[](D &d) { return d.times(d.intrinsic(Intrinsic::sinh, {d.x(0)})); }}},
 {"tanh",      true,  0, Intrinsic::tanh,      {[](D &d) { return d.times(d.sub(d.num(1), d.sq(d.y()))); }}},
+{"asinh",     true,  0, NoIntrinsic,          {[](D &d) { return d.over(d.intrinsic(Intrinsic::sqrt, {d.add(d.sq(d.x(0)), d.num(1))})); }}},
+{"acosh",     true,  0, NoIntrinsic,          {[](D &d) { return d.over(d.intrinsic(Intrinsic::sqrt, {d.sub(d.sq(d.x(0)), d.num(1))})); }}},
+{"atanh",     true,  0, NoIntrinsic,          {[](D &d) { return d.over(d.sub(d.num(1), d.sq(d.x(0)))); }}},
 {"exp",       true,  0, Intrinsic::exp,       {[](D &d) { return d.times(d.y()); }}},
 {"exp2",      true,  0, Intrinsic::exp2,      {[](D &d) { return d.times(d.mul(d.y(), d.num(Ln2))); }}},
 {"exp10",     true,  0, Intrinsic::exp10,     {[](D &d) { return d.times(d.mul(d.y(), d.num(Ln10))); }}},
@@ -140,6 +148,7 @@ static const JvpRule Rules[] = {
 {"nearbyint", true,  0, Intrinsic::nearbyint, {[](D &d) { return d.zero(); }}},
 {"roundeven", true,  0, Intrinsic::roundeven, {[](D &d) { return d.zero(); }}},
 {"ldexp",     true,  0, Intrinsic::ldexp,     {[](D &d) { return d.times(d.exp2Int(d.x(1))); }}},
+{"scalbn",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.exp2Int(d.x(1))); }}},
 };
 // clang-format on
 

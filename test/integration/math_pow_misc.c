@@ -1,7 +1,7 @@
 // pow (both arguments active; constant, AD_CONST and integer exponents with
 // negative bases; constant base; x^2 at 0), __builtin_powi / llvm.powi
 // (constant and runtime exponents, including negative and zero), hypot
-// (also at the origin), ldexp (also at 0), fabs, fmin, fmax, fma (3-field results), copysign and erf; double and
+// (also at the origin), ldexp (also at 0), scalbn, remainder, fdim, fabs, fmin, fmax, fma (3-field results), copysign and erf; double and
 // float variants. Points avoid kinks (fabs at 0, fmin/fmax ties, copysign
 // sign changes).
 //
@@ -44,6 +44,11 @@ double m_powi4(double x) { return __builtin_powi(x, 4); }
 double m_powi_neg(double x) { return __builtin_powi(x, -3); }
 double m_hypot(double x, double y) { return hypot(x, y); }
 double m_ldexp(double x, int n) { return ldexp(x, n); }
+double m_scalbn(double x, int n) { return scalbn(x, n); }
+double m_remainder(double x, double y) { return remainder(x, y); }
+double m_fdim(double x, double y) { return fdim(x, y); }
+float mf_remainder(float x, float y) { return remainderf(x, y); }
+float mf_fdim(float x, float y) { return fdimf(x, y); }
 double m_fabs(double x) { return fabs(x); }
 double m_fabs_mul(double x) { return fabs(x) * x; }
 double m_fabs_expr(double x) { return fabs(x * x - 2); }
@@ -242,6 +247,39 @@ int main(void) {
                __ad_gradient(mf_ldexp, xf, -n), 0.125,
                AD_FD(xf, mf_ldexp(xf, -n)), AD_TOL_F);
     }
+    double sx = 0.9;
+    int sn = -vn;
+    ad_deriv("d scalbn(x, -3)/dx", __ad_gradient(m_scalbn, sx, sn), 0.125,
+             AD_FD(sx, m_scalbn(sx, sn)), AD_TOL_D);
+  }
+  {
+    // remainder(a, b) = a - n b, n = a / b rounded to even (3.7 / 1.1 ->
+    // 3; -5.2 / 2 -> -3 (-2.6); 7.9 / -2.5 -> -3); fdim(a, b) = a - b where
+    // a > b. Away from the jumps.
+    static const double rxy[][2] = {{3.7, 1.1}, {-5.2, 2.0}, {7.9, -2.5}};
+    for (unsigned i = 0; i < sizeof rxy / sizeof rxy[0]; i++) {
+      double x = rxy[i][0], y = rxy[i][1], n = nearbyint(x / y);
+      grad2 g = __ad_gradient_2(m_remainder, x, y);
+      ad_deriv(ad_fmt("d remainder/dx (%g,%g)", x, y), g.dx, 1.0,
+               AD_FD(x, m_remainder(x, y)), AD_TOL_D);
+      ad_deriv(ad_fmt("d remainder/dy (%g,%g)", x, y), g.dy, -n,
+               AD_FD(y, m_remainder(x, y)), AD_TOL_D);
+      float xf = (float)x, yf = (float)y;
+      grad2f gf = __ad_gradient_2f(mf_remainder, xf, yf);
+      ad_deriv(ad_fmt("d remainderf/dy (%g,%g)", x, y), gf.dy, -n,
+               AD_FD(yf, mf_remainder(xf, yf)), AD_TOL_F);
+      int above = x > y;
+      g = __ad_gradient_2(m_fdim, x, y);
+      ad_deriv(ad_fmt("d fdim/dx (%g,%g)", x, y), g.dx, above ? 1.0 : 0.0,
+               AD_FD(x, m_fdim(x, y)), AD_TOL_D);
+      ad_deriv(ad_fmt("d fdim/dy (%g,%g)", x, y), g.dy, above ? -1.0 : 0.0,
+               AD_FD(y, m_fdim(x, y)), AD_TOL_D);
+      gf = __ad_gradient_2f(mf_fdim, xf, yf);
+      ad_deriv(ad_fmt("d fdimf/dx (%g,%g)", x, y), gf.dx, above ? 1.0 : 0.0,
+               AD_FD(xf, mf_fdim(xf, yf)), AD_TOL_F);
+    }
+  }
+  {
     // hypot at the origin: 0, as |x|' at 0 (x / h is 0 / 0 there).
     volatile double vz = 0.0;
     double x = vz, y = vz;

@@ -1,5 +1,6 @@
 // Trigonometric and hyperbolic functions, double and float variants:
-// sin cos tan asin acos atan atan2 sinh cosh tanh, alone and composed.
+// sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh, alone
+// and composed.
 // Without -ffast-math clang emits libm calls; with -ffast-math or
 // -fno-math-errno clang 19 emits llvm.sin/cos/tan/asin/acos/atan/sinh/cosh/
 // tanh intrinsics (atan2 stays a call), so the same file is compiled both ways.
@@ -46,6 +47,12 @@ float mf_atan(float x) { return atanf(x); }
 float mf_sinh(float x) { return sinhf(x); }
 float mf_cosh(float x) { return coshf(x); }
 float mf_tanh(float x) { return tanhf(x); }
+double m_asinh(double x) { return asinh(x); }
+double m_acosh(double x) { return acosh(x); }
+double m_atanh(double x) { return atanh(x); }
+float mf_asinh(float x) { return asinhf(x); }
+float mf_acosh(float x) { return acoshf(x); }
+float mf_atanh(float x) { return atanhf(x); }
 float mf_atan2(float y, float x) { return atan2f(y, x); }
 float mf_combo(float x) { return sinf(x) * cosf(2 * x) + tanf(x / 3); }
 
@@ -84,6 +91,14 @@ int main(void) {
     AD_CHECK1F(mf_sinh, cosh(t));
     AD_CHECK1F(mf_cosh, sinh(t));
     AD_CHECK1F(mf_tanh, 1 - tanh(t) * tanh(t));
+    AD_CHECK1(m_asinh, 1 / sqrt(t * t + 1));
+    AD_CHECK1F(mf_asinh, 1 / sqrt(t * t + 1));
+    if (fabs(x) > 1.05) { // acosh's domain (and its sign: acosh(-x) is NaN)
+      x = fabs(x);
+      AD_CHECK1(m_acosh, 1 / sqrt(t * t - 1));
+      AD_CHECK1F(mf_acosh, 1 / sqrt(t * t - 1));
+      x = pts[i];
+    }
     AD_CHECK1F(mf_combo, cos(t) * cos(2 * t) - 2 * sin(t) * sin(2 * t) +
                           sec2(t / 3) / 3);
   }
@@ -93,6 +108,8 @@ int main(void) {
     AD_CHECK1(m_acos, -1 / sqrt(1 - t * t));
     AD_CHECK1F(mf_asin, 1 / sqrt(1 - t * t));
     AD_CHECK1F(mf_acos, -1 / sqrt(1 - t * t));
+    AD_CHECK1(m_atanh, 1 / (1 - t * t));
+    AD_CHECK1F(mf_atanh, 1 / (1 - t * t));
   }
   for (unsigned i = 0; i < sizeof yx / sizeof yx[0]; i++) {
     double y = yx[i][0], x = yx[i][1], r2 = x * x + y * y;
