@@ -3,6 +3,7 @@
 #include "CustomRules.h"
 #include "GlobalShadows.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -276,6 +277,32 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
                             Info.Shadowed.count(U.get());
                    })) {
           Mark(Info.Shadowed, &I);
+        }
+      }
+      // Active data stored through a pointer that a call returned
+      // (operator[] of a local std::vector at -O0): the locals holding
+      // pointers that the call was given get shadows, so that the call is
+      // differentiated and returns the shadow address. Their pointers are
+      // stored by callees (the vector's constructor), which this function
+      // does not see.
+      // Through nested accessors too (m[i][j] of a vector of vectors).
+      if (auto *SI = dyn_cast<StoreInst>(&I);
+          SI && Info.Varied.count(SI->getValueOperand())) {
+        SmallVector<const Value *, 4> Work{
+            getUnderlyingObject(SI->getPointerOperand())};
+        SmallPtrSet<const Value *, 4> Seen;
+        while (!Work.empty() && Seen.size() < 16) {
+          const Value *Obj = Work.pop_back_val();
+          if (!Seen.insert(Obj).second)
+            continue;
+          if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
+            if (containsPointer(AI->getAllocatedType()))
+              Mark(Info.Shadowed, AI);
+          } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
+            for (const Use &U : CB->args())
+              if (U->getType()->isPointerTy())
+                Work.push_back(getUnderlyingObject(U.get()));
+          }
         }
       }
       // Integers, and structs with integer fields (the bits may be packed

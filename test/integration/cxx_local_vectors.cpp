@@ -1,0 +1,103 @@
+// std::vector<double> objects local to the differentiated function, filled
+// with active values through operator[] / push_back / emplace_back. At -O0
+// each element access is a call that returns a pointer into heap storage a
+// constructor allocated; the vector object gets a shadow so that those
+// calls are differentiated (Activity.cpp: active data stored through a
+// pointer a call returned).
+//   pushed(x)  = sum_{i<20} sin^2(x i)          (push_back reallocates)
+//   resized(x) = 3 x^2 + 3 (2x)^2                (resize, iterators)
+//   matrix(x)  = sum_{i,j<3} (x (i+1) + j)^2     (vector of vectors)
+//   copied(x)  = 3 x + 2 x^2                     (reserve, emplace_back, copy)
+//   powers(x)  = sum_{i<5} x^(2i)                (operator[], inner_product)
+// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+#include "ad.h"
+#include "adcheck.h"
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+__attribute__((noinline)) static double norm2(const std::vector<double> &v) {
+  double s = 0;
+  for (double e : v)
+    s += e * e;
+  return s;
+}
+
+double pushed(double x) {
+  std::vector<double> v;
+  for (int i = 0; i < 20; i++)
+    v.push_back(std::sin(x * i));
+  return norm2(v);
+}
+
+double resized(double x) {
+  std::vector<double> v(3, x);
+  v.resize(6, 2 * x);
+  double s = 0;
+  for (auto it = v.begin(); it != v.end(); ++it)
+    s += *it * *it;
+  return s;
+}
+
+double matrix(double x) {
+  std::vector<std::vector<double>> m(3, std::vector<double>(3));
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      m[i][j] = x * (i + 1) + j;
+  double s = 0;
+  for (auto &row : m)
+    for (double e : row)
+      s += e * e;
+  return s;
+}
+
+double copied(double x) {
+  std::vector<double> v;
+  v.reserve(4);
+  v.emplace_back(x);
+  v.emplace_back(x * x);
+  std::vector<double> w = v;
+  w[0] *= 3;
+  return std::accumulate(w.begin(), w.end(), 0.0) + v[1];
+}
+
+double powers(double x) {
+  std::vector<double> v(5);
+  for (int i = 0; i < 5; i++)
+    v[i] = std::pow(x, i);
+  return std::inner_product(v.begin(), v.end(), v.begin(), 0.0);
+}
+
+int main() {
+  volatile double vx = 0.37;
+  double x = vx;
+
+  double want = 0;
+  for (int i = 0; i < 20; i++)
+    want += i * std::sin(2 * x * i);
+  ad_deriv("pushed", __ad_gradient(pushed, x), want, AD_FD(x, pushed(x)),
+           AD_TOL_D);
+  ad_deriv("pushed fwd", __ad_derivative(pushed, x, 1.0), want,
+           AD_FD(x, pushed(x)), AD_TOL_D);
+
+  ad_deriv("resized", __ad_gradient(resized, x), 30 * x, AD_FD(x, resized(x)),
+           AD_TOL_D);
+
+  want = 0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      want += 2 * (x * (i + 1) + j) * (i + 1);
+  ad_deriv("matrix", __ad_gradient(matrix, x), want, AD_FD(x, matrix(x)),
+           AD_TOL_D);
+
+  ad_deriv("copied", __ad_gradient(copied, x), 3 + 4 * x, AD_FD(x, copied(x)),
+           AD_TOL_D);
+
+  want = 0;
+  for (int i = 1; i < 5; i++)
+    want += 2 * i * std::pow(x, 2 * i - 1);
+  ad_deriv("powers", __ad_gradient(powers, x), want, AD_FD(x, powers(x)),
+           AD_TOL_D);
+  return ad_finish();
+}
