@@ -117,6 +117,16 @@ public:
       return nullptr;
     }
     Value *V = Marker.getArgOperand(Next++);
+    // Tags are consumed before the argument they mark; one here is out of
+    // place. Taken as a shadow, its address would receive the gradient.
+    if (std::optional<StringRef> Tag = tagOf(V)) {
+      Diags.errorAtRequest(
+          MarkerName + ": " + (*Tag == ConstTag ? "AD_CONST" : "AD_DUP") +
+          " was passed as " + What + " for parameter " + Twine(ParamNo + 1) +
+          " of '" + FnName +
+          "'; a tag goes right before the argument it marks (AD_CONST, p)");
+      return nullptr;
+    }
     Type *T = V->getType();
     if (T == ParamTy)
       return V;

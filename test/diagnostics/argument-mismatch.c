@@ -26,5 +26,10 @@ double use(double x, double y, double *p) {
   r += __ad_gradient(g, p, x);
   // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: AD_DUP precedes parameter 1 of 'f', which is not a pointer
   r += __ad_gradient(f, AD_DUP, x, y);
+  // A tag after the pointer it was meant for is taken as its shadow.
+  // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: AD_CONST was passed as the shadow for parameter 1 of 'g'; a tag goes right before the argument it marks (AD_CONST, p)
+  r += __ad_gradient(g, p, AD_CONST);
+  // CHECK: argument-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient: AD_CONST was passed as the value for parameter 2 of 'f'; a tag goes right before the argument it marks (AD_CONST, p)
+  r += __ad_gradient(f, x, AD_CONST, AD_CONST, y);
   return r;
 }
