@@ -3,6 +3,7 @@
 #include "Activity.h"
 #include "DerivedFunctions.h"
 #include "Diagnostics.h"
+#include "LibmOutputs.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -278,6 +279,7 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   if (getDerivedInfo(F))
     dropStageMarks(*Src);
   splitMixedAggregateAccesses(*Src);
+  rewriteLibmOutputs(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src));
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a
