@@ -49,6 +49,19 @@ inline constexpr llvm::Intrinsic::ID Atan2Intrinsic =
     llvm::Intrinsic::not_intrinsic;
 #endif
 
+/// llvm.sincos and llvm.modf ({result, result} of one argument) exist in
+/// newer LLVMs, and clang 22 emits llvm.modf for modf; before, only the
+/// calls exist.
+#if LLVM_VERSION_MAJOR >= 21
+inline constexpr llvm::Intrinsic::ID SincosIntrinsic = llvm::Intrinsic::sincos;
+inline constexpr llvm::Intrinsic::ID ModfIntrinsic = llvm::Intrinsic::modf;
+#else
+inline constexpr llvm::Intrinsic::ID SincosIntrinsic =
+    llvm::Intrinsic::not_intrinsic;
+inline constexpr llvm::Intrinsic::ID ModfIntrinsic =
+    llvm::Intrinsic::not_intrinsic;
+#endif
+
 /// SCEVExpander takes the DataLayout from ScalarEvolution since LLVM 22.
 inline llvm::SCEVExpander makeSCEVExpander(llvm::ScalarEvolution &SE,
                                            const char *Name) {

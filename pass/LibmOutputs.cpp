@@ -1,5 +1,6 @@
 //===- LibmOutputs.cpp - libm functions that return through pointers ------===//
 #include "LibmOutputs.h"
+#include "LLVMCompat.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -11,37 +12,47 @@ using namespace llvm;
 namespace ad {
 
 namespace {
-enum class OutputFn { None, Sincos, Modf, Frexp };
+enum class OutputFn { None, Sincos, Modf, Frexp, SincosPair, ModfPair };
 } // namespace
 
 /// Which of the functions \p CB calls, checking the prototype: LLVM knows
-/// modf and frexp; sincos (a GNU extension) is matched by name and type.
+/// modf and frexp (and, in newer versions, sincos); sincos is matched by
+/// name and type. Newer LLVMs also have llvm.sincos and llvm.modf, which
+/// return both results as a pair.
 static OutputFn classify(const CallBase &CB, const TargetLibraryInfo &TLI) {
   const Function *Callee = CB.getCalledFunction();
   if (!Callee || !Callee->isDeclaration())
     return OutputFn::None;
+  if (Intrinsic::ID IID = Callee->getIntrinsicID()) {
+    if (IID == SincosIntrinsic)
+      return OutputFn::SincosPair;
+    if (IID == ModfIntrinsic)
+      return OutputFn::ModfPair;
+    return OutputFn::None;
+  }
   FunctionType *FT = Callee->getFunctionType();
   StringRef Name = Callee->getName();
+  if (Name == "sincos" || Name == "sincosf")
+    return FT->getReturnType()->isVoidTy() && FT->getNumParams() == 3 &&
+                   FT->getParamType(0)->isFloatingPointTy() &&
+                   FT->getParamType(0)->isFloatTy() == (Name == "sincosf") &&
+                   FT->getParamType(1)->isPointerTy() &&
+                   FT->getParamType(2)->isPointerTy()
+               ? OutputFn::Sincos
+               : OutputFn::None;
   LibFunc LF;
-  if (TLI.getLibFunc(*Callee, LF)) {
-    switch (LF) {
-    case LibFunc_modf:
-    case LibFunc_modff:
-      return OutputFn::Modf;
-    case LibFunc_frexp:
-    case LibFunc_frexpf:
-      return OutputFn::Frexp;
-    default:
-      return OutputFn::None;
-    }
+  if (!TLI.getLibFunc(*Callee, LF))
+    return OutputFn::None;
+  switch (LF) {
+  case LibFunc_modf:
+  case LibFunc_modff:
+    return OutputFn::Modf;
+  case LibFunc_frexp:
+  case LibFunc_frexpf:
+    return OutputFn::Frexp;
+  default:
+    return OutputFn::None;
   }
-  bool IsSincos = Name == "sincos" || Name == "sincosf";
-  if (IsSincos && FT->getReturnType()->isVoidTy() && FT->getNumParams() == 3 &&
-      FT->getParamType(0)->isFloatingPointTy() &&
-      FT->getParamType(0)->isFloatTy() == (Name == "sincosf") &&
-      FT->getParamType(1)->isPointerTy() && FT->getParamType(2)->isPointerTy())
-    return OutputFn::Sincos;
-  return OutputFn::None;
 }
 
 static void rewriteSincos(CallBase &CB, IRBuilder<> &B, const DataLayout &DL) {
@@ -53,11 +64,9 @@ static void rewriteSincos(CallBase &CB, IRBuilder<> &B, const DataLayout &DL) {
                        CB.getArgOperand(2), A);
 }
 
-static Value *rewriteModf(CallBase &CB, IRBuilder<> &B, const DataLayout &DL) {
-  Value *X = CB.getArgOperand(0);
+/// modf's fraction of \p X given its integral part \p Int.
+static Value *modfFraction(IRBuilder<> &B, Value *X, Value *Int) {
   Type *T = X->getType();
-  Value *Int = B.CreateUnaryIntrinsic(Intrinsic::trunc, X);
-  B.CreateAlignedStore(Int, CB.getArgOperand(1), DL.getABITypeAlign(T));
   // The fraction has x's sign, also when it is zero: -(trunc x - x) for
   // negative x (-0.0 for x = -3), x - trunc x otherwise. Both carry x's
   // tangent; the sign test reads copysign(1, x), not x's bits.
@@ -73,6 +82,20 @@ static Value *rewriteModf(CallBase &CB, IRBuilder<> &B, const DataLayout &DL) {
       IsInf,
       B.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(T, 0.0), X),
       Frac);
+}
+
+static Value *rewriteModf(CallBase &CB, IRBuilder<> &B, const DataLayout &DL) {
+  Value *X = CB.getArgOperand(0);
+  Value *Int = B.CreateUnaryIntrinsic(Intrinsic::trunc, X);
+  B.CreateAlignedStore(Int, CB.getArgOperand(1),
+                       DL.getABITypeAlign(X->getType()));
+  return modfFraction(B, X, Int);
+}
+
+/// {first, second} as the pair intrinsics return it.
+static Value *pair(IRBuilder<> &B, Type *PairTy, Value *First, Value *Second) {
+  Value *P = B.CreateInsertValue(PoisonValue::get(PairTy), First, 0);
+  return B.CreateInsertValue(P, Second, 1);
 }
 
 static Value *rewriteFrexp(CallBase &CB, IRBuilder<> &B) {
@@ -119,6 +142,18 @@ void rewriteLibmOutputs(Function &F, const TargetLibraryInfo &TLI) {
     case OutputFn::Frexp:
       Result = rewriteFrexp(*CB, B);
       break;
+    case OutputFn::SincosPair: {
+      Value *X = CB->getArgOperand(0);
+      Result = pair(B, CB->getType(), B.CreateUnaryIntrinsic(Intrinsic::sin, X),
+                    B.CreateUnaryIntrinsic(Intrinsic::cos, X));
+      break;
+    }
+    case OutputFn::ModfPair: {
+      Value *X = CB->getArgOperand(0);
+      Value *Int = B.CreateUnaryIntrinsic(Intrinsic::trunc, X);
+      Result = pair(B, CB->getType(), modfFraction(B, X, Int), Int);
+      break;
+    }
     case OutputFn::None:
       llvm_unreachable("filtered above");
     }

@@ -9,7 +9,9 @@
 //                        infinities as modf gives them)
 //   frexp(x, e)      ->  *e = ilogb x + 1 (0 for 0, inf, NaN); ldexp(x, -*e)
 // so their derivatives are cos x and -sin x, 1 (and 0 for the integral
-// part), and 2^-e. The primal function keeps its calls.
+// part), and 2^-e. The primal function keeps its calls. Newer LLVMs have
+// llvm.sincos and llvm.modf, returning both results as a pair (clang 22
+// emits llvm.modf for modf); they get the same rewrite.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_LIBMOUTPUTS_H
