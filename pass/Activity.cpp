@@ -192,6 +192,14 @@ bool allPointersStoredInto(
   return true;
 }
 
+/// No pointer is stored into \p AI in this function: only callees it is
+/// passed to (a constructor) do. A local that this function fills with
+/// pointers itself is judged by what it stores (computeActivity).
+static bool onlyCalleesStorePointersInto(const AllocaInst &AI) {
+  return allPointersStoredInto(
+      AI, [](const Value *, bool PassedToCall) { return PassedToCall; });
+}
+
 bool derivesAddress(const Instruction &I) {
   if (auto *II = dyn_cast<IntrinsicInst>(&I))
     return II->getIntrinsicID() == Intrinsic::threadlocal_address;
@@ -280,29 +288,39 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         }
       }
       // Active data stored through a pointer that a call returned
-      // (operator[] of a local std::vector at -O0): the locals holding
-      // pointers that the call was given get shadows, so that the call is
-      // differentiated and returns the shadow address. Their pointers are
-      // stored by callees (the vector's constructor), which this function
-      // does not see.
-      // Through nested accessors too (m[i][j] of a vector of vectors).
+      // (operator[] of a local std::vector at -O0), or given to a call
+      // together with such pointers (std::fill(v.begin(), v.end(), x)):
+      // the locals holding pointers that those calls were given get
+      // shadows, so that the calls are differentiated and see shadow
+      // addresses. Their pointers are stored by callees (the vector's
+      // constructor), which this function does not see. Through nested
+      // accessors too (m[i][j] of a vector of vectors).
+      SmallVector<const Value *, 4> Destinations;
       if (auto *SI = dyn_cast<StoreInst>(&I);
-          SI && Info.Varied.count(SI->getValueOperand())) {
-        SmallVector<const Value *, 4> Work{
-            getUnderlyingObject(SI->getPointerOperand())};
-        SmallPtrSet<const Value *, 4> Seen;
-        while (!Work.empty() && Seen.size() < 16) {
-          const Value *Obj = Work.pop_back_val();
-          if (!Seen.insert(Obj).second)
-            continue;
-          if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
-            if (containsPointer(AI->getAllocatedType()))
-              Mark(Info.Shadowed, AI);
-          } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
-            for (const Use &U : CB->args())
-              if (U->getType()->isPointerTy())
-                Work.push_back(getUnderlyingObject(U.get()));
-          }
+          SI && Info.Varied.count(SI->getValueOperand()))
+        Destinations.push_back(getUnderlyingObject(SI->getPointerOperand()));
+      else if (auto *CB = dyn_cast<CallBase>(&I);
+               CB && !isa<IntrinsicInst>(CB) &&
+               llvm::any_of(CB->args(), [&](const Use &U) {
+                 return Info.Varied.count(U.get()) ||
+                        Info.Shadowed.count(U.get());
+               }))
+        for (const Use &U : CB->args())
+          if (U->getType()->isPointerTy() && !Info.Shadowed.count(U.get()))
+            Destinations.push_back(getUnderlyingObject(U.get()));
+      SmallPtrSet<const Value *, 4> Seen;
+      while (!Destinations.empty() && Seen.size() < 16) {
+        const Value *Obj = Destinations.pop_back_val();
+        if (!Seen.insert(Obj).second)
+          continue;
+        if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
+          if (containsPointer(AI->getAllocatedType()) &&
+              onlyCalleesStorePointersInto(*AI))
+            Mark(Info.Shadowed, AI);
+        } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
+          for (const Use &U : CB->args())
+            if (U->getType()->isPointerTy())
+              Destinations.push_back(getUnderlyingObject(U.get()));
         }
       }
       // Integers, and structs with integer fields (the bits may be packed

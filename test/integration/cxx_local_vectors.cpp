@@ -9,10 +9,14 @@
 //   matrix(x)  = sum_{i,j<3} (x (i+1) + j)^2     (vector of vectors)
 //   copied(x)  = 3 x + 2 x^2                     (reserve, emplace_back, copy)
 //   powers(x)  = sum_{i<5} x^(2i)                (operator[], inner_product)
+//   filled(x)  = 4 x^2                           (std::fill with x by
+//                                                 reference)
+//   scaled(x)  = 4 x^2                           (std::transform, lambda)
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -69,6 +73,19 @@ double powers(double x) {
   return std::inner_product(v.begin(), v.end(), v.begin(), 0.0);
 }
 
+double filled(double x) {
+  std::vector<double> v(4);
+  std::fill(v.begin(), v.end(), x);
+  return std::inner_product(v.begin(), v.end(), v.begin(), 0.0);
+}
+
+double scaled(double x) {
+  std::vector<double> v(4, 1.0);
+  std::transform(v.begin(), v.end(), v.begin(),
+                 [x](double e) { return e * x; });
+  return std::accumulate(v.begin(), v.end(), 0.0) * x;
+}
+
 int main() {
   volatile double vx = 0.37;
   double x = vx;
@@ -98,6 +115,11 @@ int main() {
   for (int i = 1; i < 5; i++)
     want += 2 * i * std::pow(x, 2 * i - 1);
   ad_deriv("powers", __ad_gradient(powers, x), want, AD_FD(x, powers(x)),
+           AD_TOL_D);
+
+  ad_deriv("filled", __ad_gradient(filled, x), 8 * x, AD_FD(x, filled(x)),
+           AD_TOL_D);
+  ad_deriv("scaled", __ad_gradient(scaled, x), 8 * x, AD_FD(x, scaled(x)),
            AD_TOL_D);
   return ad_finish();
 }
