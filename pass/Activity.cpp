@@ -245,6 +245,16 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
     if (Set.insert(V).second)
       Changed = true;
   };
+  // Whether only callees store pointers into a local: a walk over its
+  // uses, asked once per active store or call that reaches it (every
+  // v[i] = ... of a local vector), so remembered.
+  DenseMap<const AllocaInst *, bool> FilledByCallees;
+  auto OnlyCalleesFill = [&](const AllocaInst &AI) {
+    auto [It, New] = FilledByCallees.try_emplace(&AI, false);
+    if (New)
+      It->second = onlyCalleesStorePointersInto(AI);
+    return It->second;
+  };
   while (Changed) {
     Changed = false;
     for (const Instruction &I : instructions(F)) {
@@ -314,8 +324,8 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         if (!Seen.insert(Obj).second)
           continue;
         if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
-          if (containsPointer(AI->getAllocatedType()) &&
-              onlyCalleesStorePointersInto(*AI))
+          if (!Info.Shadowed.count(AI) &&
+              containsPointer(AI->getAllocatedType()) && OnlyCalleesFill(*AI))
             Mark(Info.Shadowed, AI);
         } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
           for (const Use &U : CB->args())
