@@ -20,7 +20,6 @@
 #include "llvm/Transforms/Utils/Mem2Reg.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
-#include <functional>
 
 using namespace llvm;
 
@@ -131,6 +130,11 @@ static void copyByValParameters(Function &Src) {
   }
 }
 
+/// A struct or array with floating-point and other fields.
+static bool isMixedAggregate(Type *T) {
+  return T->isAggregateType() && containsFloatingPoint(T) && hasNonFloatLeaf(T);
+}
+
 /// A local struct (or array of structs) mixing floating-point and other
 /// fields that is copied (struct assignment: memcpy). SROA cuts such a copy
 /// where the fields' uses split it, and gives a slice that holds both kinds of
@@ -139,8 +143,7 @@ static void copyByValParameters(Function &Src) {
 /// copied twice lost its derivative at -O0). Left in memory, the copy is
 /// of the whole struct, whose type the shadow copy uses.
 static bool isCopiedMixedAggregate(AllocaInst &AI) {
-  Type *T = AI.getAllocatedType();
-  if (!T->isAggregateType() || !containsFloatingPoint(T) || !hasNonFloatLeaf(T))
+  if (!isMixedAggregate(AI.getAllocatedType()))
     return false;
   SmallVector<const Value *, 8> Work{&AI};
   SmallPtrSet<const Value *, 8> Seen{&AI};
@@ -156,6 +159,48 @@ static bool isCopiedMixedAggregate(AllocaInst &AI) {
   return false;
 }
 
+/// Field \p K of the aggregate of type \p T at \p Ptr (aligned to \p A):
+/// its address, and its alignment in \p FieldAlign.
+static Value *fieldAddress(IRBuilder<> &B, const DataLayout &DL, Type *T,
+                           Value *Ptr, Align A, unsigned K, Align &FieldAlign) {
+  FieldAlign = commonAlignment(
+      A, DL.getIndexedOffsetInType(T, {B.getInt32(0), B.getInt32(K)}));
+  return B.CreateConstInBoundsGEP2_32(T, Ptr, 0, K);
+}
+
+static unsigned numFields(Type *T) {
+  return T->isStructTy() ? T->getStructNumElements()
+                         : unsigned(T->getArrayNumElements());
+}
+
+static void storeFieldwise(IRBuilder<> &B, const DataLayout &DL, Value *V,
+                           Value *Ptr, Align A) {
+  Type *T = V->getType();
+  if (!T->isAggregateType()) {
+    B.CreateAlignedStore(V, Ptr, A);
+    return;
+  }
+  for (unsigned K = 0, N = numFields(T); K < N; ++K) {
+    Align FA;
+    Value *P = fieldAddress(B, DL, T, Ptr, A, K, FA);
+    storeFieldwise(B, DL, B.CreateExtractValue(V, K), P, FA);
+  }
+}
+
+static Value *loadFieldwise(IRBuilder<> &B, const DataLayout &DL, Type *T,
+                            Value *Ptr, Align A) {
+  if (!T->isAggregateType())
+    return B.CreateAlignedLoad(T, Ptr, A);
+  Value *Agg = PoisonValue::get(T);
+  for (unsigned K = 0, N = numFields(T); K < N; ++K) {
+    Align FA;
+    Value *P = fieldAddress(B, DL, T, Ptr, A, K, FA);
+    Type *FieldTy = GetElementPtrInst::getTypeAtIndex(T, K);
+    Agg = B.CreateInsertValue(Agg, loadFieldwise(B, DL, FieldTy, P, FA), K);
+  }
+  return Agg;
+}
+
 /// Loads and stores of a whole struct mixing floating-point and other
 /// fields (clang -O0 stores a returned std::pair<double, int> in one piece
 /// into memory that escapes to std::get) become one access per field, as
@@ -164,67 +209,24 @@ static bool isCopiedMixedAggregate(AllocaInst &AI) {
 /// stay whole.
 static void splitMixedAggregateAccesses(Function &F) {
   const DataLayout &DL = F.getParent()->getDataLayout();
-  auto IsMixed = [](Type *T) {
-    return T->isAggregateType() && containsFloatingPoint(T) &&
-           hasNonFloatLeaf(T);
-  };
   SmallVector<Instruction *, 8> Work;
   for (Instruction &I : instructions(F))
     if (auto *SI = dyn_cast<StoreInst>(&I);
-        SI && SI->isSimple() && IsMixed(SI->getValueOperand()->getType()))
+        SI && SI->isSimple() &&
+        isMixedAggregate(SI->getValueOperand()->getType()))
       Work.push_back(SI);
     else if (auto *LI = dyn_cast<LoadInst>(&I);
-             LI && LI->isSimple() && IsMixed(LI->getType()))
+             LI && LI->isSimple() && isMixedAggregate(LI->getType()))
       Work.push_back(LI);
-  // Field Idx of aggregate type T at Ptr: its address and alignment.
-  auto Field = [&](IRBuilder<> &B, Type *T, Value *Ptr, Align A, unsigned Idx,
-                   Align &FieldAlign) {
-    uint64_t Off =
-        isa<StructType>(T)
-            ? DL.getStructLayout(cast<StructType>(T))->getElementOffset(Idx)
-            : Idx * DL.getTypeAllocSize(cast<ArrayType>(T)->getElementType());
-    FieldAlign = commonAlignment(A, Off);
-    return B.CreateConstInBoundsGEP2_32(T, Ptr, 0, Idx);
-  };
-  auto NumFields = [](Type *T) {
-    return isa<StructType>(T) ? cast<StructType>(T)->getNumElements()
-                              : unsigned(cast<ArrayType>(T)->getNumElements());
-  };
-  std::function<void(IRBuilder<> &, Value *, Value *, Align)> Store =
-      [&](IRBuilder<> &B, Value *V, Value *Ptr, Align A) {
-        Type *T = V->getType();
-        if (!T->isAggregateType()) {
-          B.CreateAlignedStore(V, Ptr, A);
-          return;
-        }
-        for (unsigned K = 0, N = NumFields(T); K < N; ++K) {
-          Align FA;
-          Value *P = Field(B, T, Ptr, A, K, FA);
-          Store(B, B.CreateExtractValue(V, K), P, FA);
-        }
-      };
-  std::function<Value *(IRBuilder<> &, Type *, Value *, Align)> Load =
-      [&](IRBuilder<> &B, Type *T, Value *Ptr, Align A) -> Value * {
-    if (!T->isAggregateType())
-      return B.CreateAlignedLoad(T, Ptr, A);
-    Value *Agg = PoisonValue::get(T);
-    for (unsigned K = 0, N = NumFields(T); K < N; ++K) {
-      Align FA;
-      Value *P = Field(B, T, Ptr, A, K, FA);
-      Type *ET = isa<StructType>(T) ? cast<StructType>(T)->getElementType(K)
-                                    : cast<ArrayType>(T)->getElementType();
-      Agg = B.CreateInsertValue(Agg, Load(B, ET, P, FA), K);
-    }
-    return Agg;
-  };
   for (Instruction *I : Work) {
     IRBuilder<> B(I);
     if (auto *SI = dyn_cast<StoreInst>(I)) {
-      Store(B, SI->getValueOperand(), SI->getPointerOperand(), SI->getAlign());
+      storeFieldwise(B, DL, SI->getValueOperand(), SI->getPointerOperand(),
+                     SI->getAlign());
     } else {
       auto *LI = cast<LoadInst>(I);
-      Value *V =
-          Load(B, LI->getType(), LI->getPointerOperand(), LI->getAlign());
+      Value *V = loadFieldwise(B, DL, LI->getType(), LI->getPointerOperand(),
+                               LI->getAlign());
       V->takeName(LI);
       LI->replaceAllUsesWith(V);
     }
