@@ -6,6 +6,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/CodeExtractor.h"
 
@@ -14,6 +15,8 @@
 using namespace llvm;
 
 STATISTIC(NumOutlinedRuns, "Runs of long derived blocks moved to functions");
+STATISTIC(NumSlpSkipped, "Runs of the SLP vectorizer skipped on long blocks "
+                         "of derived code");
 
 static cl::opt<unsigned> BlockThreshold(
     "ad-outline-block-threshold", cl::init(8000), cl::Hidden,
@@ -22,6 +25,14 @@ static cl::opt<unsigned> BlockThreshold(
 static cl::opt<unsigned> RunLength(
     "ad-outline-run-length", cl::init(3000), cl::Hidden,
     cl::desc("Instructions per outlined run of a long derived block"));
+static cl::opt<unsigned> SlpBlockLimit(
+    "ad-slp-block-limit", cl::init(2000), cl::Hidden,
+    cl::desc("Skip the SLP vectorizer on functions holding derived code "
+             "with a block longer than this many instructions (0: never)"));
+
+/// On functions that hold derived code without being derived: outlined
+/// runs and the functions whose markers were lowered.
+static constexpr const char *HoldsDerivedCodeAttr = "ad-holds-derived-code";
 
 namespace ad {
 
@@ -135,10 +146,34 @@ SmallVector<Function *, 8> outlineLongBlocks(Function &F) {
     // copied the attributes that say what F was derived from.
     Part->addFnAttr(Attribute::NoInline);
     untagDerived(*Part);
+    noteHoldsDerivedCode(*Part);
     Outlined.push_back(Part);
   }
   NumOutlinedRuns += Outlined.size();
   return Outlined;
+}
+
+void noteHoldsDerivedCode(Function &F) { F.addFnAttr(HoldsDerivedCodeAttr); }
+
+bool skipSlpOn(const Function &F) {
+  if (SlpBlockLimit == 0 ||
+      !(F.hasFnAttribute(HoldsDerivedCodeAttr) || getDerivedInfo(F)))
+    return false;
+  return any_of(F, [](const BasicBlock &BB) {
+    return BB.sizeWithoutDebug() > SlpBlockLimit;
+  });
+}
+
+void registerSlpGuard(PassInstrumentationCallbacks &PIC) {
+  PIC.registerShouldRunOptionalPassCallback([](StringRef PassID, Any IR) {
+    if (PassID != "SLPVectorizerPass")
+      return true;
+    const auto *F = any_cast<const Function *>(&IR);
+    if (!F || !skipSlpOn(**F))
+      return true;
+    ++NumSlpSkipped;
+    return false;
+  });
 }
 
 } // namespace ad

@@ -15,6 +15,18 @@
 // of its speed, runs of 2000 19%), and addresses at constant offsets are
 // recomputed in each run rather than passed.
 //
+//
+// Outlining bounds the blocks of derived functions; it cannot bound blocks
+// of the caller into which a derived function below the threshold was
+// inlined. There the SLP vectorizer alone still made a 1000-statement
+// gradient cost 3.4x the compile of f (its cost per instruction of derived
+// code is 4 to 6 times that of the primal: long chains of consecutive tape
+// stores and loads and wide cotangent sums are seeds it explores and
+// rejects), for a gradient no faster than without it. So SLP is also
+// skipped on a function that holds derived code (a derived function, a run
+// outlined from one, or a function whose marker was lowered) and has a
+// block longer than -ad-slp-block-limit instructions.
+//
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_OUTLINELONGBLOCKS_H
 #define ADPASS_OUTLINELONGBLOCKS_H
@@ -23,13 +35,24 @@
 
 namespace llvm {
 class Function;
-}
+class PassInstrumentationCallbacks;
+} // namespace llvm
 
 namespace ad {
 
 /// Outlines runs of the blocks of \p F that are longer than the threshold
 /// (-ad-outline-block-threshold). Returns the functions created.
 llvm::SmallVector<llvm::Function *, 8> outlineLongBlocks(llvm::Function &F);
+
+/// Records that \p F, which is not itself derived, now holds derived code
+/// (a marker in it was lowered to calls the inliner may inline).
+void noteHoldsDerivedCode(llvm::Function &F);
+
+/// Whether the SLP vectorizer is to be skipped on \p F (above).
+bool skipSlpOn(const llvm::Function &F);
+
+/// Makes the pass manager ask skipSlpOn before it runs SLP on a function.
+void registerSlpGuard(llvm::PassInstrumentationCallbacks &PIC);
 
 } // namespace ad
 

@@ -65,6 +65,11 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     MPM.run(M, MAM);
   }
   if (Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
+    // The inliner may have put long derived blocks into the callers, so the
+    // guard against the SLP vectorizer (OutlineLongBlocks.h) covers them.
+    for (Function *F : Callers)
+      if (!getDerivedInfo(*F))
+        noteHoldsDerivedCode(*F);
     // Last, so that the inliner cannot put the runs back and each run is
     // already optimised code. At -O0 code generation is linear in block
     // length and nothing is outlined.

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LLVMCompat.h"
+#include "OutlineLongBlocks.h"
 #include "Passes.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -55,6 +56,8 @@ static bool parseModulePass(StringRef Name, ModulePassManager &MPM,
 
 static void registerCallbacks(PassBuilder &PB) {
   PB.registerPipelineParsingCallback(parseModulePass);
+  if (PassInstrumentationCallbacks *PIC = PB.getPassInstrumentationCallbacks())
+    ad::registerSlpGuard(*PIC);
   PB.registerPipelineStartEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(ad::ADKeepMarkersApartPass());

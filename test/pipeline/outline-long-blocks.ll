@@ -3,7 +3,8 @@
 ; a function of its own (pass/OutlineLongBlocks.h): the SLP vectorizer and
 ; the machine scheduler are quadratic in block length. Only at -O1 and
 ; above, last in the ad pass: the runs are noinline, and they are not
-; derived functions themselves (no ad-* attributes). Small limits here; the
+; derived functions themselves (no ad-kind attributes; ad-holds-derived-code
+; instead, for the SLP guard, test/pipeline/slp-guard.ll). Small limits here; the
 ; defaults (8000, 3000) leave this f alone.
 ;   double f(double *v) { v[3] = v[1] + v[2] * v[5]; v[0] = v[3] + v[4] * v[7];
 ;     v[6] = v[0] + v[3] * v[3]; v[2] = v[6] + v[0] * v[1]; return v[2] * v[0]; }
@@ -176,7 +177,7 @@ declare void @llvm.stackrestore.p0(ptr)
 ; CHECK-SAME:    #[[PART]]
 ; CHECK-LABEL: define internal void @f.rev.run.1(
 ; CHECK-SAME:    #[[PART]]
-; CHECK:       attributes #[[PART]] = { noinline }
+; CHECK:       attributes #[[PART]] = { noinline "ad-holds-derived-code" }
 
 ; NONE-NOT: .run
 
