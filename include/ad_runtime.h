@@ -104,6 +104,15 @@ void __ad_shadow_live(void *shadow);
  * derivative of: aborts with a message. */
 void __ad_unknown_target(void *target);
 
+/*--- Special functions -----------------------------------------------------*/
+/* Called by derivative code (lgamma' = digamma, tgamma' = tgamma digamma,
+ * digamma' = trigamma); usable directly too. Poles: digamma(+0) = -inf,
+ * digamma(-0) = +inf, NaN at negative integers; trigamma = +inf there. */
+double __ad_digamma(double x);
+float __ad_digammaf(float x);
+double __ad_trigamma(double x);
+float __ad_trigammaf(float x);
+
 /*--- Statistics ------------------------------------------------------------*/
 /* One byte count per thread covers both the tape and the __ad_alloc arrays:
  *   - a tape record counts its size rounded up to AD_TAPE_ALIGN (what it

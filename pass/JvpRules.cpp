@@ -42,6 +42,21 @@ Value *PartialBuilder::intrinsic(Intrinsic::ID ID, ArrayRef<Value *> Args) {
   return Bld.CreateIntrinsic(ID, {Args[0]->getType()}, Args);
 }
 
+Value *PartialBuilder::special(StringRef Name, Value *Arg) {
+  Type *Ty = Arg->getType();
+  std::string Callee = (Name + (Ty->isFloatTy() ? "f" : "")).str();
+  Module &M = *Primal.getModule();
+  FunctionCallee F =
+      M.getOrInsertFunction(Callee, FunctionType::get(Ty, {Ty}, false));
+  if (auto *Fn = dyn_cast<Function>(F.getCallee()); Fn && Fn->isDeclaration()) {
+    // A pure function of its argument: the optimiser may hoist and merge it.
+    Fn->setDoesNotAccessMemory();
+    Fn->setDoesNotThrow();
+    Fn->setWillReturn();
+  }
+  return Bld.CreateCall(F, {Arg});
+}
+
 Value *PartialBuilder::sign(Value *A) {
   Value *Zero = ConstantFP::get(A->getType(), 0.0);
   Value *One = ConstantFP::get(A->getType(), 1.0);
@@ -130,6 +145,13 @@ static const JvpRule Rules[] = {
 {"hypot",     true,  0, NoIntrinsic,          {normFirst, normSecond}},
 // |z| of a complex z = re + im i: clang passes (re, im) for double.
 {"cabs",      true,  0, NoIntrinsic,          {normFirst, normSecond}},
+// The gamma function: libm has no digamma, the runtime does (SpecialFunctions.cpp).
+// lgamma_r also writes the sign of gamma(x) through its pointer, an integer.
+{"lgamma",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.special("__ad_digamma", d.x(0))); }}},
+{"lgamma_r",  true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.special("__ad_digamma", d.x(0))); }}},
+{"tgamma",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.y(), d.special("__ad_digamma", d.x(0)))); }}},
+// So that derivatives of derivatives of lgamma work (__ad_trigamma has no rule).
+{"__ad_digamma", true, 0, NoIntrinsic,        {[](D &d) { return d.times(d.special("__ad_trigamma", d.x(0))); }}},
 {"erf",       true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"erfc",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(-TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"fabs",      true,  0, Intrinsic::fabs,      {[](D &d) { return d.times(d.sign(d.x(0))); }}},
@@ -152,6 +174,14 @@ static const JvpRule Rules[] = {
 };
 // clang-format on
 
+/// The name of the float variant of libm's \p Name: "f" appended, before
+/// the "_r" of a reentrant variant (lgamma_r -> lgammaf_r).
+static std::string floatVariant(StringRef Name) {
+  if (Name.consume_back("_r"))
+    return (Name + "f_r").str();
+  return (Name + "f").str();
+}
+
 const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
   static const auto Tables = [] {
     struct {
@@ -166,7 +196,7 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
         T.ByIntrinsic[R.IID] = &R;
       if (R.IsLibm) {
         T.ByLibmName[R.Name] = &R;
-        T.ByLibmName[std::string(R.Name) + "f"] = &R;
+        T.ByLibmName[floatVariant(R.Name)] = &R;
       }
     }
     return T;

@@ -85,6 +85,9 @@ public:
   }
   llvm::Value *intrinsic(llvm::Intrinsic::ID ID,
                          llvm::ArrayRef<llvm::Value *> Args);
+  /// A call of the runtime's special function \p Name (include/ad_runtime.h:
+  /// __ad_digamma, __ad_trigamma), its float variant for a float primal.
+  llvm::Value *special(llvm::StringRef Name, llvm::Value *Arg);
   /// sign(x): -1, 0 or +1 (NaN stays NaN-free: 0).
   llvm::Value *sign(llvm::Value *A);
 
