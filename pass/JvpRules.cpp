@@ -89,6 +89,17 @@ static Partial powiBase(D &d) {
   Value *Slope = d.mul(d.intToFP(N), d.powi(d.x(0), d.intAdd(N, -1)));
   return d.times(d.select(d.intIsZero(N), d.num(0), Slope));
 }
+// remainder(a, b) = a - n b with n = a / b rounded to even: d/db = -n, with
+// n recovered exactly as (a - r) / b rounded to even.
+static Partial remainderDivisor(D &d) {
+  Value *N =
+      d.intrinsic(Intrinsic::roundeven, {d.div(d.sub(d.x(0), d.y()), d.x(1))});
+  return d.times(d.neg(N));
+}
+// lgamma' = digamma, which libm lacks: the runtime's (SpecialFunctions.cpp).
+static Partial digammaSlope(D &d) {
+  return d.times(d.special("__ad_digamma", d.x(0)));
+}
 // min/max: the tangent of whichever argument was returned (the first on ties).
 static Partial pickedFirst(D &d) { return d.when(d.eq(d.y(), d.x(0))); }
 static Partial pickedSecond(D &d) { return d.when(d.une(d.y(), d.x(0))); }
@@ -111,8 +122,9 @@ static const JvpRule Rules[] = {
 {"fmul",      false, Instruction::FMul,  NoIntrinsic,            {[](D &d) { return d.times(d.x(1)); }, [](D &d) { return d.times(d.x(0)); }}},
 {"fdiv",      false, Instruction::FDiv,  NoIntrinsic,            {[](D &d) { return d.over(d.x(1)); }, [](D &d) { return d.times(d.neg(d.div(d.y(), d.x(1)))); }}},
 {"fmod",      true,  Instruction::FRem,  NoIntrinsic,            {[](D &d) { return d.one(); }, [](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::trunc, {d.div(d.x(0), d.x(1))}))); }}},
-// remainder(a, b) = a - n b with n = a / b rounded to even: n from (a - r) / b.
-{"remainder", true,  0, NoIntrinsic,          {[](D &d) { return d.one(); }, [](D &d) { return d.times(d.neg(d.intrinsic(Intrinsic::roundeven, {d.div(d.sub(d.x(0), d.y()), d.x(1))}))); }}},
+{"remainder", true,  0, NoIntrinsic,          {[](D &d) { return d.one(); }, remainderDivisor}},
+// remquo: remainder's value; the low bits of n it writes are an integer.
+{"remquo",    true,  0, NoIntrinsic,          {[](D &d) { return d.one(); }, remainderDivisor}},
 // fdim(a, b) = a - b where a > b, else +0 (so the result is nonzero exactly there).
 {"fdim",      true,  0, NoIntrinsic,          {[](D &d) { return d.when(d.une(d.y(), d.num(0))); },
                                                 [](D &d) { return d.times(d.select(d.une(d.y(), d.num(0)), d.num(-1), d.num(0))); }}},
@@ -145,10 +157,10 @@ static const JvpRule Rules[] = {
 {"hypot",     true,  0, NoIntrinsic,          {normFirst, normSecond}},
 // |z| of a complex z = re + im i: clang passes (re, im) for double.
 {"cabs",      true,  0, NoIntrinsic,          {normFirst, normSecond}},
-// The gamma function: libm has no digamma, the runtime does (SpecialFunctions.cpp).
-// lgamma_r also writes the sign of gamma(x) through its pointer, an integer.
-{"lgamma",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.special("__ad_digamma", d.x(0))); }}},
-{"lgamma_r",  true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.special("__ad_digamma", d.x(0))); }}},
+// The gamma function. lgamma_r also writes the sign of gamma(x) through its
+// pointer, an integer.
+{"lgamma",    true,  0, NoIntrinsic,          {digammaSlope}},
+{"lgamma_r",  true,  0, NoIntrinsic,          {digammaSlope}},
 {"tgamma",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.y(), d.special("__ad_digamma", d.x(0)))); }}},
 // So that derivatives of derivatives of lgamma work (__ad_trigamma has no rule).
 {"__ad_digamma", true, 0, NoIntrinsic,        {[](D &d) { return d.times(d.special("__ad_trigamma", d.x(0))); }}},

@@ -1,7 +1,7 @@
 // pow (both arguments active; constant, AD_CONST and integer exponents with
 // negative bases; constant base; x^2 at 0), __builtin_powi / llvm.powi
 // (constant and runtime exponents, including negative and zero), hypot
-// (also at the origin), ldexp (also at 0), scalbn, remainder, fdim, fabs, fmin, fmax, fma (3-field results), copysign and erf; double and
+// (also at the origin), ldexp (also at 0), scalbn, remainder, remquo, fdim, fabs, fmin, fmax, fma (3-field results), copysign and erf; double and
 // float variants. Points avoid kinks (fabs at 0, fmin/fmax ties, copysign
 // sign changes).
 //
@@ -48,6 +48,17 @@ double m_scalbn(double x, int n) { return scalbn(x, n); }
 double m_remainder(double x, double y) { return remainder(x, y); }
 double m_fdim(double x, double y) { return fdim(x, y); }
 float mf_remainder(float x, float y) { return remainderf(x, y); }
+// remquo: remainder's value, and low bits of n through the pointer.
+double m_remquo(double x, double y) {
+  int q;
+  double r = remquo(x, y, &q);
+  return r + 0.125 * q * x;
+}
+float mf_remquo(float x, float y) {
+  int q;
+  float r = remquof(x, y, &q);
+  return r + 0.125f * q * x;
+}
 float mf_fdim(float x, float y) { return fdimf(x, y); }
 double m_fabs(double x) { return fabs(x); }
 double m_fabs_mul(double x) { return fabs(x) * x; }
@@ -268,6 +279,19 @@ int main(void) {
       grad2f gf = __ad_gradient_2f(mf_remainder, xf, yf);
       ad_deriv(ad_fmt("d remainderf/dy (%g,%g)", x, y), gf.dy, -n,
                AD_FD(yf, mf_remainder(xf, yf)), AD_TOL_F);
+      int q;
+      remquo(x, y, &q);
+      g = __ad_gradient_2(m_remquo, x, y);
+      ad_deriv(ad_fmt("d remquo/dx (%g,%g)", x, y), g.dx, 1.0 + 0.125 * q,
+               AD_FD(x, m_remquo(x, y)), AD_TOL_D);
+      ad_deriv(ad_fmt("d remquo/dy (%g,%g)", x, y), g.dy, -n,
+               AD_FD(y, m_remquo(x, y)), AD_TOL_D);
+      ad_deriv(ad_fmt("remquo fwd (%g,%g)", x, y),
+               __ad_derivative(m_remquo, x, 1.0, y, 0.0), 1.0 + 0.125 * q,
+               AD_FD(x, m_remquo(x, y)), AD_TOL_D);
+      gf = __ad_gradient_2f(mf_remquo, xf, yf);
+      ad_deriv(ad_fmt("d remquof/dy (%g,%g)", x, y), gf.dy, -n,
+               AD_FD(yf, mf_remquo(xf, yf)), AD_TOL_F);
       int above = x > y;
       g = __ad_gradient_2(m_fdim, x, y);
       ad_deriv(ad_fmt("d fdim/dx (%g,%g)", x, y), g.dx, above ? 1.0 : 0.0,
