@@ -200,9 +200,23 @@ static bool onlyCalleesStorePointersInto(const AllocaInst &AI) {
       AI, [](const Value *, bool PassedToCall) { return PassedToCall; });
 }
 
+bool isPointerLike(const Type *T) {
+  if (T->isPointerTy())
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return !ST->isOpaque() && ST->getNumElements() &&
+           llvm::all_of(ST->elements(), isPointerLike);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return AT->getNumElements() && isPointerLike(AT->getElementType());
+  return false;
+}
+
 bool derivesAddress(const Instruction &I) {
   if (auto *II = dyn_cast<IntrinsicInst>(&I))
     return II->getIntrinsicID() == Intrinsic::threadlocal_address;
+  if (isa<ExtractValueInst>(I) || isa<InsertValueInst>(I))
+    return isPointerLike(I.getType()) &&
+           isPointerLike(I.getOperand(0)->getType());
   return isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
          isa<AddrSpaceCastInst>(I) || isa<FreezeInst>(I);
 }
@@ -258,7 +272,7 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
   while (Changed) {
     Changed = false;
     for (const Instruction &I : instructions(F)) {
-      if (I.getType()->isPointerTy()) {
+      if (isPointerLike(I.getType())) {
         if (auto *AI = dyn_cast<AllocaInst>(&I)) {
           // Memory that can hold derivatives, or pointers to such memory
           // (a closure capturing by reference, a struct of pointers) once a
@@ -291,7 +305,7 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
             Mark(Info.Shadowed, &I);
         } else if (derivesAddress(I) &&
                    llvm::any_of(I.operands(), [&](const Use &U) {
-                     return U->getType()->isPointerTy() &&
+                     return isPointerLike(U->getType()) &&
                             Info.Shadowed.count(U.get());
                    })) {
           Mark(Info.Shadowed, &I);

@@ -105,9 +105,16 @@ bool allPointersStoredInto(
 
 class GlobalShadows;
 
-/// Whether pointer-producing \p I (an address computation, a choice between
-/// addresses, the address of a thread-local global in this thread) takes
-/// the shadow of its pointer operands.
+/// A pointer, or a struct or array made only of pointers (a pair of
+/// iterators, an Eigen expression holding references to its operands,
+/// returned by value at -O0): an address-like value whose shadow has the
+/// same type, field for field.
+bool isPointerLike(const llvm::Type *T);
+
+/// Whether address-like \p I (an address computation, a choice between
+/// addresses, the address of a thread-local global in this thread, a
+/// field of a struct of pointers or such a struct built field by field)
+/// takes the shadow of its address-like operands.
 bool derivesAddress(const llvm::Instruction &I);
 
 /// Which values of a function carry derivatives.

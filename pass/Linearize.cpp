@@ -197,7 +197,7 @@ Function *Linearizer::run() {
   for (BasicBlock &BB : Src)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
       ReturnsShadow |= Ret->getReturnValue() &&
-                       Ret->getReturnValue()->getType()->isPointerTy() &&
+                       isPointerLike(Ret->getReturnValue()->getType()) &&
                        Info.Shadowed.count(Ret->getReturnValue());
   J = createJvpDeclaration(ReturnsShadow);
   // Src is the private copy PrepareSource made (getJvp erases it next): its
@@ -448,6 +448,41 @@ void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
                     TouchesGlobals);
 }
 
+/// Whether \p F stores its parameter \p ArgNo into memory, itself or
+/// through the functions it passes it to (up to \p Depth calls deep): a
+/// constructor initialising a pointer member, or Eigen handing a functor
+/// object down to the kernel that keeps a reference to it. A pointer through
+/// which no tangent is ever loaded (null, an empty functor object) is passed
+/// there with a null shadow: the memory may be shadow memory, which must
+/// then hold the stored pointer's shadow.
+static bool storesParameter(const Function &F, unsigned ArgNo,
+                            unsigned Depth = 4) {
+  if (F.isDeclaration() || ArgNo >= F.arg_size())
+    return false;
+  // The parameter, and at -O0 its reloads from the local it is spilled to.
+  const Argument *A = F.getArg(ArgNo);
+  SmallVector<const Value *, 4> Copies{A};
+  for (const User *U : A->users())
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == A)
+      if (auto *Slot = dyn_cast<AllocaInst>(SI->getPointerOperand()))
+        for (const User *SlotUser : Slot->users())
+          if (isa<LoadInst>(SlotUser))
+            Copies.push_back(SlotUser);
+  for (const Value *V : Copies)
+    for (const Use &U : V->uses()) {
+      if (auto *SI = dyn_cast<StoreInst>(U.getUser());
+          SI && U.getOperandNo() == 0 &&
+          !isa<AllocaInst>(SI->getPointerOperand()))
+        return true;
+      auto *CB = dyn_cast<CallBase>(U.getUser());
+      const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+      if (Depth && Callee && CB->isArgOperand(&U) && Callee != &F &&
+          storesParameter(*Callee, CB->getArgOperandNo(&U), Depth - 1))
+        return true;
+    }
+  return false;
+}
+
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
                                    bool FirstArgConst, bool TouchesGlobals) {
   if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
@@ -461,7 +496,9 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     Value *V = U.get();
     if (FirstArgConst && U.getOperandNo() == 0)
       Roles.push_back(ArgRole::Const);
-    else if (isShadowed(V))
+    else if (isShadowed(V) ||
+             (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
+              storesParameter(Callee, U.getOperandNo())))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
              !isa<Constant>(tangentOf(V)))
@@ -487,8 +524,10 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       Args.push_back(tangentOf(U.get()));
     else if (CalleeAct.isDup(U.getOperandNo())) {
       // Built on first use for a pointer loaded from memory or the
-      // address of an active global.
-      Value *S = shadowOf(U.get(), CB);
+      // address of an active global; null for a pointer without tangents.
+      Value *S = isShadowed(U.get())
+                     ? shadowOf(U.get(), CB)
+                     : Constant::getNullValue(U.get()->getType());
       if (!S)
         return;
       Args.push_back(S);
@@ -497,8 +536,8 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   IRBuilder<> B(&CB);
   CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
-  if (CB.getType()->isPointerTy() && Mixed->getType() != CB.getType()) {
-    // A pointer into active memory and its shadow.
+  if (isPointerLike(CB.getType()) && Mixed->getType() != CB.getType()) {
+    // A pointer into active memory (or a struct of such) and its shadow.
     Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
     Value *S = B.CreateExtractValue(Mixed, 1, CB.getName() + ".shadow");
     CB.replaceAllUsesWith(Y);
@@ -538,7 +577,7 @@ void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {
 void Linearizer::linearizeReturn(ReturnInst &Ret) {
   Value *RV = Ret.getReturnValue();
   if (RV && J->getReturnType() != RV->getType() &&
-      RV->getType()->isPointerTy()) {
+      isPointerLike(RV->getType())) {
     // {pointer, its shadow}: both addresses, non-linear.
     Value *S = shadowOf(RV, Ret);
     if (!S)

@@ -30,6 +30,11 @@ struct TangentBuilder
 /// JVP LinearizeComplex.cpp builds.
 bool isComplexArithmetic(const llvm::Function &Callee);
 
+/// Constants (null, functions, vtables) and locals that hold neither
+/// floating-point data nor pointers: no tangent is ever loaded through such
+/// a pointer, and its shadow, where one is needed, is null.
+bool pointsToNonDifferentiableData(const llvm::Value *V);
+
 class Linearizer {
 public:
   Linearizer(llvm::Function &Src, llvm::Function &Primal, const Activity &A,

@@ -23,6 +23,8 @@
 #include "LinearizeImpl.h"
 #include "ShadowMemory.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
@@ -118,9 +120,7 @@ bool Linearizer::storedPointersAreInactive(
   });
 }
 
-/// Constants (functions, vtables) and locals that hold neither floating-point
-/// data nor pointers: no tangent is ever loaded through them.
-static bool pointsToNonDifferentiableData(const Value *V) {
+bool pointsToNonDifferentiableData(const Value *V) {
   if (isa<Constant>(V))
     return true;
   SmallVector<const Value *, 4> Objects;
@@ -167,7 +167,7 @@ void Linearizer::linearizeAddress(Instruction &I) {
   Instruction *S = I.clone();
   auto *Call = dyn_cast<CallBase>(S); // llvm.threadlocal.address
   for (Use &U : S->operands())
-    if (U->getType()->isPointerTy() && !(Call && Call->isCallee(&U))) {
+    if (isPointerLike(U->getType()) && !(Call && Call->isCallee(&U))) {
       Value *Sh = shadowOf(U.get(), I);
       if (!Sh) {
         S->deleteValue();
@@ -258,19 +258,21 @@ void Linearizer::linearizeStore(StoreInst &SI) {
                       "shadow (an AD_CONST pointer, or a global variable)");
     return;
   }
-  if (T->isPointerTy()) {
+  if (isPointerLike(T)) {
     // The shadow memory keeps the stored pointer's shadow. A pointer that
     // never leads to a tangent (a function, a vtable, an int local) gets
     // null. Any other pointer without a shadow would make the memory hold
-    // a mix the pass cannot tell apart.
-    if (!isShadowed(V) && !pointsToNonDifferentiableData(V))
+    // a mix the pass cannot tell apart. A struct of pointers stored whole
+    // (an iterator pair) keeps its shadow struct.
+    bool NoTangents =
+        T->isPointerTy() ? pointsToNonDifferentiableData(V) : isa<Constant>(V);
+    if (!isShadowed(V) && !NoTangents)
       return fail(SI, "cannot differentiate: a pointer to memory without "
                       "derivatives is stored where pointers to memory with "
                       "derivatives are kept (not supported yet; pass that "
                       "memory with a shadow instead of AD_CONST)");
     Value *S = shadowOf(P, SI);
-    Value *SV = isShadowed(V) ? shadowOf(V, SI)
-                              : ConstantPointerNull::get(cast<PointerType>(T));
+    Value *SV = isShadowed(V) ? shadowOf(V, SI) : Constant::getNullValue(T);
     if (!S || !SV)
       return;
     auto *DS = cast<StoreInst>(SI.clone());
@@ -327,6 +329,8 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
     return;
   }
   auto &MT = cast<MemTransferInst>(MI);
+  // PrepareSource's note on the copied type is for this decision only.
+  auto Forget = make_scope_exit([&] { forgetCopiedMemberType(MT); });
   Value *Src = MT.getRawSource();
   bool DstShadowed = isShadowed(Dst), SrcShadowed = isShadowed(Src);
   if (!DstShadowed && !SrcShadowed)

@@ -4,6 +4,7 @@
 #include "DerivedFunctions.h"
 #include "Diagnostics.h"
 #include "LibmOutputs.h"
+#include "ShadowMemory.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -280,6 +281,9 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   copyByValParameters(*Src);
   if (getDerivedInfo(F))
     dropStageMarks(*Src);
+  for (Instruction &I : instructions(*Src))
+    if (auto *MT = dyn_cast<MemTransferInst>(&I))
+      noteCopiedMemberType(*MT);
   splitMixedAggregateAccesses(*Src);
   rewriteLibmOutputs(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src));
 

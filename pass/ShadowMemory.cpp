@@ -12,6 +12,7 @@ namespace ad {
 
 static constexpr StringLiteral ShadowLiveFn = "__ad_shadow_live";
 static constexpr StringLiteral ElemMD = "ad.elem";
+static constexpr StringLiteral CopiedTypeMD = "ad.copied.type";
 
 static Type *intPtrTy(IRBuilderBase &B) {
   Module &M = *B.GetInsertBlock()->getModule();
@@ -145,10 +146,41 @@ static Type *tbaaFloatType(const MemTransferInst &MT) {
   return nullptr;
 }
 
+void noteCopiedMemberType(MemTransferInst &MT) {
+  auto *Bytes = dyn_cast<ConstantInt>(MT.getLength());
+  if (!Bytes)
+    return;
+  for (Value *Side : {MT.getRawDest(), MT.getRawSource()}) {
+    auto *GEP = dyn_cast<GetElementPtrInst>(Side);
+    if (!GEP || GEP->getNumIndices() < 2)
+      continue;
+    Type *Member = GEP->getResultElementType();
+    if (Member->isSized() && GEP->getDataLayout().getTypeAllocSize(Member) ==
+                                 Bytes->getZExtValue()) {
+      MT.setMetadata(
+          CopiedTypeMD,
+          MDNode::get(MT.getContext(),
+                      {ConstantAsMetadata::get(PoisonValue::get(Member))}));
+      return;
+    }
+  }
+}
+
+void forgetCopiedMemberType(MemTransferInst &MT) {
+  MT.setMetadata(CopiedTypeMD, nullptr);
+}
+
 std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
   SmallPtrSet<Type *, 2> Types;
   bool DstKnown = collectAccessTypes(MT.getRawDest(), Types);
   bool SrcKnown = collectAccessTypes(MT.getRawSource(), Types);
+  if (MDNode *MD = MT.getMetadata(CopiedTypeMD); MD && !DstKnown && !SrcKnown) {
+    Type *Member = cast<ConstantAsMetadata>(MD->getOperand(0))->getType();
+    collectFloatLeaves(Member, Types);
+    if (containsPointer(Member))
+      Types.insert(Member);
+    DstKnown = true;
+  }
   if (Types.size() > 1)
     return std::nullopt;
   if (Types.size() == 1)

@@ -35,6 +35,15 @@ bool isShadowFree(const llvm::Instruction &I);
 /// The floating-point element type the memory of \p MT holds: null when it
 /// holds none, std::nullopt when it is mixed or cannot be determined.
 std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT);
+/// Records on \p MT the type of the struct member or array element it
+/// copies whole, when one side is that member's address (a GEP to a member
+/// of exactly the copy's length: an Eigen expression kept by value inside
+/// another, copied by its constructor at -O0). For when neither side's
+/// object is typed in the function: simplification removes the GEP when
+/// the member is the first one, so PrepareSource notes it beforehand.
+void noteCopiedMemberType(llvm::MemTransferInst &MT);
+/// Removes that note once Linearize has decided how to copy the shadow.
+void forgetCopiedMemberType(llvm::MemTransferInst &MT);
 void tagShadowElementType(llvm::Instruction &Copy, llvm::Type *Elem);
 /// The transpose of a linear copy of shadow memory from \p Src to \p Dst:
 /// ct(Src) += ct(Dst); ct(Dst) = 0, element by element.

@@ -81,8 +81,9 @@ Function *Unzipper::declareFwd() {
     if (!isTangentArg(*Jvp.getArg(K)))
       Params.push_back(Jvp.getArg(K)->getType());
   Params.push_back(PointerType::getUnqual(Jvp.getContext()));
-  // A returned pointer comes with its shadow, as from f.jvp.
-  Type *RetTy = Primal.getReturnType()->isPointerTy() ? Jvp.getReturnType()
+  // A returned pointer (or struct of pointers) comes with its shadow, as
+  // from f.jvp.
+  Type *RetTy = isPointerLike(Primal.getReturnType()) ? Jvp.getReturnType()
                                                       : Primal.getReturnType();
   auto *FT = FunctionType::get(RetTy, Params, false);
   return Function::Create(FT, GlobalValue::InternalLinkage,

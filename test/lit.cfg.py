@@ -45,6 +45,11 @@ config.substitutions.append(("%adplugin", plugin))
 config.substitutions.append(("%inc", inc))
 config.substitutions.append(("%runtime", runtime))
 
+# eigen: Eigen's headers are installed (libeigen3-dev; tools/install-deps.sh
+# installs them).
+if os.path.isdir("/usr/include/eigen3/Eigen"):
+    config.available_features.add("eigen")
+
 # cpu-fma: this machine runs FMA instructions, so tests may build for a
 # target with FMA (-mfma), where llvm.fmuladd is fused.
 try:

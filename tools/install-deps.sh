@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what building and testing ADPass needs on Debian 12 (bookworm):
 # CMake, LLVM/Clang 19 with their tools (FileCheck, not, lit) and compiler-rt,
-# and Python 3 for lit. Does nothing when all of it is already installed, so
-# it is cheap to run on a prepared machine. Runs as root, or through sudo.
+# Python 3 for lit, and Eigen's headers (for the Eigen integration test).
+# Does nothing when all of it is already installed, so it is cheap to run on
+# a prepared machine. Runs as root, or through sudo.
 #   tools/install-deps.sh            install what is missing
 #   AD_WITH_NINJA=1 tools/...        also install ninja-build (optional)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-packages=(cmake llvm-19-dev clang-19 llvm-19-tools libclang-rt-19-dev python3)
+packages=(cmake llvm-19-dev clang-19 llvm-19-tools libclang-rt-19-dev python3
+  libeigen3-dev)
 if [[ "${AD_WITH_NINJA:-0}" == 1 ]]; then
   packages+=(ninja-build)
 fi

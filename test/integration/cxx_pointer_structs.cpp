@@ -1,0 +1,92 @@
+// Structs made only of pointers, returned by value (an iterator pair, an
+// expression object holding references to its operands, as Eigen builds
+// them; x86-64 returns them as {ptr, ptr}), and objects that keep a pointer
+// they were given to memory without derivatives (null, an empty functor).
+// Their shadow is a struct of the same pointers into shadow memory
+// (Activity.h: isPointerLike); a pointer without tangents stored into a
+// shadowed object gets a null shadow (Linearize.cpp: storesParameter).
+//   sumsq(v)   = sum_{i<4} v_i^2                -> 2 v_i     (span by value)
+//   prodsum(v) = v0 v1 + (v2 + v3)              -> v1, v0, 1, 1
+//                                                 (expression objects)
+//   kernel(x)  = 2 x * 3 + x^2 [twice, no next] -> 6 + 2x    (functor kept by
+//                                                 reference, null member)
+// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+#include "ad.h"
+#include "adcheck.h"
+
+#define NOINLINE __attribute__((noinline))
+
+struct Span {
+  double *b, *e;
+};
+NOINLINE static Span span(double *v, int n) { return {v, v + n}; }
+
+double sumsq(double *v) {
+  Span s = span(v, 4);
+  double r = 0;
+  for (double *p = s.b; p != s.e; ++p)
+    r += *p * *p;
+  return r;
+}
+
+// Expression objects: a product and a sum that refer to their operands.
+struct Mul {
+  const double *a, *b;
+};
+struct Add {
+  const double *a, *b;
+};
+NOINLINE static Mul mul(const double &a, const double &b) { return {&a, &b}; }
+NOINLINE static Add add(const double &a, const double &b) { return {&a, &b}; }
+NOINLINE static double eval(Mul m) { return *m.a * *m.b; }
+NOINLINE static double eval(Add s) { return *s.a + *s.b; }
+
+double prodsum(double *v) {
+  Mul m = mul(v[0], v[1]);
+  Add s = add(v[2], v[3]);
+  Mul copy = m; // copied whole
+  return eval(copy) + eval(s);
+}
+
+// A kernel keeps references to its functor (an empty object) and a link
+// that is null here, as Eigen's assignment kernel and list nodes do.
+struct Twice {
+  double operator()(double t) const { return 2 * t; }
+};
+struct Kernel {
+  const Twice *op;
+  const Kernel *next;
+  double *value;
+  NOINLINE Kernel(const Twice &f, const Kernel *n, double *v)
+      : op(&f), next(n), value(v) {}
+  NOINLINE double run() const {
+    double r = (*op)(*value) * 3;
+    return next ? r + next->run() : r;
+  }
+};
+
+double kernel(double x) {
+  Twice f;
+  double y = x;
+  Kernel k(f, nullptr, &y);
+  return k.run() + x * x;
+}
+
+int main() {
+  double v[4] = {0.3, -1.2, 0.7, 2.5}, dv[4] = {0, 0, 0, 0};
+  __ad_gradient(sumsq, v, dv);
+  for (int i = 0; i < 4; i++)
+    ad_check(ad_fmt("sumsq d/dv%d", i), dv[i], 2 * v[i], 1e-12, 1e-14);
+  double dp[4] = {0, 0, 0, 0};
+  __ad_gradient(prodsum, v, dp);
+  const double want[4] = {v[1], v[0], 1, 1};
+  for (int i = 0; i < 4; i++)
+    ad_check(ad_fmt("prodsum d/dv%d", i), dp[i], want[i], 1e-12, 1e-14);
+  volatile double vx = 0.8;
+  double x = vx;
+  AD_CHECK1(kernel, 6 + 2 * t);
+  ad_deriv("kernel fwd", __ad_derivative(kernel, x, 1.0), 6 + 2 * x,
+           AD_FD(x, kernel(x)), AD_TOL_D);
+  return ad_finish();
+}
