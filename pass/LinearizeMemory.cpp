@@ -121,8 +121,13 @@ bool Linearizer::storedPointersAreInactive(
 }
 
 bool pointsToNonDifferentiableData(const Value *V) {
-  if (isa<Constant>(V))
-    return true;
+  // Null, functions and vtables; not a global's floating-point data, which
+  // derivative code would read through the shadow (a table of constants
+  // kept in a struct next to active pointers).
+  if (isa<Constant>(V)) {
+    auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(V));
+    return !GV || !containsFloatingPoint(GV->getValueType());
+  }
   SmallVector<const Value *, 4> Objects;
   getUnderlyingObjects(V, Objects, /*LI=*/nullptr, /*MaxLookup=*/0);
   return llvm::all_of(Objects, [](const Value *Obj) {

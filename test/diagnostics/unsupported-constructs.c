@@ -111,6 +111,27 @@ double mixed_pointer_struct(double x) {
   return l.value + *l.next;
 }
 
+// A struct of pointers returned by value is differentiated
+// (integration/cxx_pointer_structs.cpp), but not when one of them points to
+// constant floating-point data next to one into active memory: derivative
+// code would read the constants' tangents through a shadow they lack. (It
+// crashed at run time when structs of pointers were first supported.)
+typedef struct {
+  double *a;
+  const double *c;
+} pair_ac;
+static const double coeffs[2] = {2.0, 3.0};
+__attribute__((noinline)) static pair_ac make_pair_ac(double *a,
+                                                     const double *c) {
+  pair_ac p = {a, c};
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: this pointer may point to memory that carries derivatives or to memory that does not (pass every pointer to active data with a shadow)
+  return p;
+}
+double pointer_to_constants(double *x) {
+  pair_ac p = make_pair_ac(x, coeffs);
+  return p.a[0] * p.c[0] + p.a[1] * p.c[1];
+}
+
 _Atomic double total; // atomics on floating-point data (on integers: fine)
 double atomic_add(double x) {
   // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate atomic operations on floating-point data
@@ -128,5 +149,6 @@ double use(double x, double *p, double *dp, double *out, double **rows,
              __ad_gradient(return_dfi, x) +
              __ad_gradient(mixed_pointer_struct, x) + __ad_gradient(atomic_add, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
+  r += __ad_gradient(pointer_to_constants, p, dp);
   return r;
 }

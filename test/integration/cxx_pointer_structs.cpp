@@ -6,6 +6,7 @@
 // (Activity.h: isPointerLike); a pointer without tangents stored into a
 // shadowed object gets a null shadow (Linearize.cpp: storesParameter).
 //   sumsq(v)   = sum_{i<4} v_i^2                -> 2 v_i     (span by value)
+//   picked2(v) = v0 v1, picked1(v) = v0         (second pointer null or not)
 //   prodsum(v) = v0 v1 + (v2 + v3)              -> v1, v0, 1, 1
 //                                                 (expression objects)
 //   kernel(x)  = 2 x * 3 + x^2 [twice, no next] -> 6 + 2x    (functor kept by
@@ -28,6 +29,22 @@ double sumsq(double *v) {
   for (double *p = s.b; p != s.e; ++p)
     r += *p * *p;
   return r;
+}
+
+// A pair whose second pointer is null or not, chosen at run time.
+struct Two {
+  double *a, *b;
+};
+NOINLINE static Two pick(double *x, int n) {
+  return {x, n > 1 ? x + 1 : nullptr};
+}
+double picked2(double *x) {
+  Two t = pick(x, 2);
+  return t.a[0] * (t.b ? t.b[0] : 1.0);
+}
+double picked1(double *x) {
+  Two t = pick(x, 1);
+  return t.a[0] * (t.b ? t.b[0] : 1.0);
 }
 
 // Expression objects: a product and a sum that refer to their operands.
@@ -83,6 +100,13 @@ int main() {
   const double want[4] = {v[1], v[0], 1, 1};
   for (int i = 0; i < 4; i++)
     ad_check(ad_fmt("prodsum d/dv%d", i), dp[i], want[i], 1e-12, 1e-14);
+  double d2[2] = {0, 0}, d1[2] = {0, 0};
+  __ad_gradient(picked2, v, d2);
+  __ad_gradient(picked1, v, d1);
+  ad_check("picked2 d/dv0", d2[0], v[1], 1e-12, 1e-14);
+  ad_check("picked2 d/dv1", d2[1], v[0], 1e-12, 1e-14);
+  ad_check("picked1 d/dv0", d1[0], 1.0, 1e-12, 1e-14);
+  ad_check("picked1 d/dv1", d1[1], 0.0, 1e-12, 1e-14);
   volatile double vx = 0.8;
   double x = vx;
   AD_CHECK1(kernel, 6 + 2 * t);
