@@ -7,6 +7,7 @@
 // shadowed object gets a null shadow (Linearize.cpp: storesParameter).
 //   sumsq(v)   = sum_{i<4} v_i^2                -> 2 v_i     (span by value)
 //   picked2(v) = v0 v1, picked1(v) = v0         (second pointer null or not)
+//   ftri(w)    = w0 w1 w2, fnest(w) = w1 (w2 + w0) (array of pointers, nested)
 //   prodsum(v) = v0 v1 + (v2 + v3)              -> v1, v0, 1, 1
 //                                                 (expression objects)
 //   kernel(x)  = 2 x * 3 + x^2 [twice, no next] -> 6 + 2x    (functor kept by
@@ -45,6 +46,40 @@ double picked2(double *x) {
 double picked1(double *x) {
   Two t = pick(x, 1);
   return t.a[0] * (t.b ? t.b[0] : 1.0);
+}
+
+// An array of pointers (returned through memory: sret) and nested structs
+// of pointers; the latter also writes through one.
+struct Tri {
+  double *p[3];
+};
+struct Nest {
+  double *a;
+  struct {
+    double *b, *c;
+  } in;
+};
+NOINLINE static Tri tri(double *x) { return {{x, x + 1, x + 2}}; }
+NOINLINE static Nest nest(double *x) {
+  Nest n;
+  n.a = x;
+  n.in.b = x + 1;
+  n.in.c = x + 2;
+  return n;
+}
+double ftri(double *x) {
+  Tri t = tri(x);
+  return *t.p[0] * *t.p[1] * *t.p[2];
+}
+double fnest(double *x) {
+  Nest n = nest(x);
+  *n.in.c += *n.a;
+  return *n.in.b * *n.in.c;
+}
+// Forward mode through them: d/dx of ftri at (x, 2x, 3) is 12 x.
+double ftri_of(double x) {
+  double v[3] = {x, 2 * x, 3};
+  return ftri(v);
 }
 
 // Expression objects: a product and a sum that refer to their operands.
@@ -107,10 +142,21 @@ int main() {
   ad_check("picked2 d/dv1", d2[1], v[0], 1e-12, 1e-14);
   ad_check("picked1 d/dv0", d1[0], 1.0, 1e-12, 1e-14);
   ad_check("picked1 d/dv1", d1[1], 0.0, 1e-12, 1e-14);
+  double w[3] = {0.5, 1.5, 2.0}, dt[3] = {0, 0, 0}, dn[3] = {0, 0, 0};
+  __ad_gradient(ftri, w, dt);
+  const double wt[3] = {w[1] * w[2], w[0] * w[2], w[0] * w[1]};
+  for (int i = 0; i < 3; i++)
+    ad_check(ad_fmt("ftri d/dw%d", i), dt[i], wt[i], 1e-12, 1e-14);
+  const double wn[3] = {w[1], w[2] + w[0], w[1]}; // w1 (w2 + w0)
+  __ad_gradient(fnest, w, dn);                    // (which adds w0 to w2)
+  for (int i = 0; i < 3; i++)
+    ad_check(ad_fmt("fnest d/dw%d", i), dn[i], wn[i], 1e-12, 1e-14);
   volatile double vx = 0.8;
   double x = vx;
   AD_CHECK1(kernel, 6 + 2 * t);
   ad_deriv("kernel fwd", __ad_derivative(kernel, x, 1.0), 6 + 2 * x,
            AD_FD(x, kernel(x)), AD_TOL_D);
+  ad_deriv("ftri fwd", __ad_derivative(ftri_of, x, 1.0), 12 * x,
+           AD_FD(x, ftri_of(x)), AD_TOL_D);
   return ad_finish();
 }
