@@ -1,6 +1,7 @@
 //===- ShadowMemory.cpp - allocating and copying shadow memory ------------===//
 #include "ShadowMemory.h"
 #include "Activity.h"
+#include "DerivedFunctions.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -170,6 +171,118 @@ void forgetCopiedMemberType(MemTransferInst &MT) {
   MT.setMetadata(CopiedTypeMD, nullptr);
 }
 
+/// At -O0 a parameter comes back from the stack slot it is spilled to.
+static const Value *throughSpillSlot(const Value *V) {
+  auto *LI = dyn_cast<LoadInst>(V);
+  auto *Slot = LI ? dyn_cast<AllocaInst>(LI->getPointerOperand()) : nullptr;
+  if (!Slot)
+    return V;
+  for (const User *U : Slot->users())
+    if (auto *SI = dyn_cast<StoreInst>(U); SI &&
+                                           SI->getPointerOperand() == Slot &&
+                                           isa<Argument>(SI->getValueOperand()))
+      return SI->getValueOperand();
+  return V;
+}
+
+/// The parameter \p F returns unchanged (Eigen's derived(), which returns
+/// *this), if any.
+static const Argument *returnedParameter(const Function &F) {
+  if (F.isDeclaration())
+    return nullptr;
+  const Argument *Returned = nullptr;
+  for (const BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator())) {
+      auto *A =
+          Ret->getReturnValue()
+              ? dyn_cast<Argument>(throughSpillSlot(Ret->getReturnValue()))
+              : nullptr;
+      if (!A || (Returned && A != Returned))
+        return nullptr;
+      Returned = A;
+    }
+  return Returned;
+}
+
+/// The types in what every call of \p F passes as parameter \p ArgNo, if
+/// each passes a local or a member (a GEP) of at least \p Bytes bytes, or
+/// what its own caller passed (its parameter, or what a function that
+/// returns its parameter was given), up to \p Depth calls up. Data
+/// holding pointers counts as one kind, ptr: a member's type may be its
+/// class's ".base" variant, another IR name for the same class.
+static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
+                                     uint64_t Bytes, unsigned Depth,
+                                     SmallPtrSetImpl<Type *> &Found) {
+  if (ArgNo >= F.arg_size())
+    return false;
+  const DataLayout &DL = F.getDataLayout();
+  bool SawCaller = false;
+  for (const Use &U : F.uses()) {
+    auto *CB = dyn_cast<CallBase>(U.getUser());
+    if (!CB || !CB->isCallee(&U))
+      return false;
+    // Calls in derived code and in the copies being differentiated are
+    // copies of calls in the user's functions, with the member addresses
+    // simplified away (a GEP to the first member is its object's address).
+    const Function *Caller = CB->getFunction();
+    if (getDerivedInfo(*Caller) || Caller->getName().ends_with(".ad.src"))
+      continue;
+    SawCaller = true;
+    const Value *Arg = throughSpillSlot(CB->getArgOperand(ArgNo));
+    for (unsigned Hop = 0; Hop < 4; ++Hop) {
+      auto *Inner = dyn_cast<CallBase>(Arg);
+      const Function *Callee = Inner ? Inner->getCalledFunction() : nullptr;
+      const Argument *Through = Callee ? returnedParameter(*Callee) : nullptr;
+      if (!Through)
+        break;
+      Arg = throughSpillSlot(Inner->getArgOperand(Through->getArgNo()));
+    }
+    if (auto *Param = dyn_cast<Argument>(Arg)) {
+      if (!Depth || !collectPassedObjectTypes(*Caller, Param->getArgNo(), Bytes,
+                                              Depth - 1, Found))
+        return false;
+      continue;
+    }
+    Type *T = nullptr;
+    if (auto *AI = dyn_cast<AllocaInst>(Arg); AI && !AI->isArrayAllocation())
+      T = AI->getAllocatedType();
+    else if (auto *GEP = dyn_cast<GetElementPtrInst>(Arg);
+             GEP && GEP->getNumIndices() >= 2)
+      T = GEP->getResultElementType();
+    // A base-class subobject is copied without its tail padding, which a
+    // derived class may reuse: the copy can be shorter than the type, and
+    // what the whole type holds is a superset of what is copied.
+    if (!T || !T->isSized() || DL.getTypeAllocSize(T) < Bytes)
+      return false;
+    collectFloatLeaves(T, Found);
+    if (containsPointer(T))
+      Found.insert(PointerType::getUnqual(F.getContext()));
+  }
+  return SawCaller;
+}
+
+/// When \p Ptr is a parameter: the types in the objects its callers pass
+/// (collectPassedObjectTypes). A copy constructor that copies its whole
+/// object with memcpy (Eigen's expressions at -O0) sees two untyped
+/// pointers; its callers see the class. False otherwise.
+static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
+                                     SmallPtrSetImpl<Type *> &Out) {
+  auto *A = dyn_cast<Argument>(Ptr);
+  auto *Bytes = dyn_cast<ConstantInt>(Len);
+  if (!A || !Bytes)
+    return false;
+  // In f.jvp, f's parameters come first; f's callers are what matter.
+  const Function *F = A->getParent();
+  if (auto Info = getDerivedInfo(*F))
+    F = Info->Primal;
+  SmallPtrSet<Type *, 4> Found;
+  if (!collectPassedObjectTypes(*F, A->getArgNo(), Bytes->getZExtValue(),
+                                /*Depth=*/4, Found))
+    return false;
+  Out.insert(Found.begin(), Found.end());
+  return true;
+}
+
 std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
   SmallPtrSet<Type *, 2> Types;
   bool DstKnown = collectAccessTypes(MT.getRawDest(), Types);
@@ -181,6 +294,9 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
       Types.insert(Member);
     DstKnown = true;
   }
+  if (!DstKnown && !SrcKnown)
+    for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
+      DstKnown |= collectCallerObjectTypes(Side, MT.getLength(), Types);
   if (Types.size() > 1)
     return std::nullopt;
   if (Types.size() == 1)

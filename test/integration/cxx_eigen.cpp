@@ -8,11 +8,14 @@
 //   norm(x)  = |x|                         -> x / |x|
 //   cross(x) = |x ^ b|^2                   -> 2 (b ^ (x ^ b))
 //   rowsum(x)= sum(A^T x)                  -> A 1 (row sums of A)
+//   diff(x)  = |x - b|^2 + x.b             -> 2 (x - b) + b
 //   trsq(x)  = tr(S(x)^2), S symmetric     (analytic below)
 //   det(x)   = det T(x), T tridiagonal     (analytic below)
 // REQUIRES: eigen
+// clang-format off
 // RUN: %adcxx -fno-exceptions -std=c++17 -I/usr/include/eigen3 -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -std=c++17 -I/usr/include/eigen3 -O2 %s -o %t.O2 %adlibs && %t.O2
+// clang-format on
 #include "ad.h"
 #include "adcheck.h"
 #include <Eigen/Dense>
@@ -44,6 +47,13 @@ double rowsum(const double *p) {
   Mat3 A;
   A << 1, 2, 0, 0, 1, 3, 1, 0, 1;
   return (A.transpose() * x).sum();
+}
+// |x - b|^2 + x.b: the difference expression is copied whole by its
+// implicit copy constructor at -O0 (a memcpy between two parameters, typed
+// from what its callers pass: ShadowMemory.cpp).
+double diff(const double *p) {
+  Vec3 x(p[0], p[1], p[2]), b(1, -2, 0.5);
+  return (x - b).squaredNorm() + x.dot(b);
 }
 // S = [[a b c] [b a c] [c c a]]: tr(S^2) = sum of squares of S's entries
 // = 3a^2 + 2b^2 + 4c^2.
@@ -89,6 +99,9 @@ int main() {
   CHECK3(quad, wq);
   CHECK3(norm, wn);
   CHECK3(cross, wc);
+  const double wdiff[3] = {2 * (a - 1) + 1, 2 * (b + 2) - 2,
+                           2 * (c - 0.5) + 0.5};
+  CHECK3(diff, wdiff);
   const double wr[3] = {3, 4, 2};
   CHECK3(rowsum, wr);
   const double wt[3] = {6 * a, 4 * b, 8 * c};
