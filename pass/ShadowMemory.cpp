@@ -80,6 +80,15 @@ static void collectFloatLeaves(Type *T, SmallPtrSetImpl<Type *> &Out) {
     collectFloatLeaves(AT->getElementType(), Out);
 }
 
+/// What a copy of memory of type \p T moves: its floating-point types, and
+/// \p T itself when it holds pointers (shadow pointers are not cotangents:
+/// copies of memory holding pointers have no element-wise transpose).
+static void collectCopiedKinds(Type *T, SmallPtrSetImpl<Type *> &Out) {
+  collectFloatLeaves(T, Out);
+  if (containsPointer(T))
+    Out.insert(T);
+}
+
 /// The floating-point types the memory of \p Ptr's underlying object is
 /// declared or accessed with in this function. False when its type is not
 /// known from a declaration (an argument or heap memory with no typed
@@ -87,11 +96,7 @@ static void collectFloatLeaves(Type *T, SmallPtrSetImpl<Type *> &Out) {
 static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   const Value *Obj = getUnderlyingObject(Ptr);
   if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
-    collectFloatLeaves(AI->getAllocatedType(), Out);
-    // Shadow pointers are not cotangents: copies of memory holding
-    // pointers have no element-wise transpose.
-    if (containsPointer(AI->getAllocatedType()))
-      Out.insert(AI->getAllocatedType());
+    collectCopiedKinds(AI->getAllocatedType(), Out);
     return true;
   }
   bool Typed = false;
@@ -101,15 +106,11 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *LI = dyn_cast<LoadInst>(U)) {
-        collectFloatLeaves(LI->getType(), Out);
-        if (containsPointer(LI->getType()))
-          Out.insert(LI->getType());
+        collectCopiedKinds(LI->getType(), Out);
         Typed = true;
       } else if (auto *SI = dyn_cast<StoreInst>(U);
                  SI && SI->getPointerOperand() == V) {
-        collectFloatLeaves(SI->getValueOperand()->getType(), Out);
-        if (containsPointer(SI->getValueOperand()->getType()))
-          Out.insert(SI->getValueOperand()->getType());
+        collectCopiedKinds(SI->getValueOperand()->getType(), Out);
         Typed = true;
       } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
         collectFloatLeaves(GEP->getSourceElementType(), Out);
@@ -285,23 +286,23 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
 
 std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
   SmallPtrSet<Type *, 2> Types;
-  bool DstKnown = collectAccessTypes(MT.getRawDest(), Types);
-  bool SrcKnown = collectAccessTypes(MT.getRawSource(), Types);
-  if (MDNode *MD = MT.getMetadata(CopiedTypeMD); MD && !DstKnown && !SrcKnown) {
-    Type *Member = cast<ConstantAsMetadata>(MD->getOperand(0))->getType();
-    collectFloatLeaves(Member, Types);
-    if (containsPointer(Member))
-      Types.insert(Member);
-    DstKnown = true;
+  // Either side's object typed here (both are collected: they must agree);
+  // else the member PrepareSource saw copied; else the callers' objects.
+  bool Typed = collectAccessTypes(MT.getRawDest(), Types);
+  Typed |= collectAccessTypes(MT.getRawSource(), Types);
+  if (MDNode *MD = MT.getMetadata(CopiedTypeMD); MD && !Typed) {
+    collectCopiedKinds(cast<ConstantAsMetadata>(MD->getOperand(0))->getType(),
+                       Types);
+    Typed = true;
   }
-  if (!DstKnown && !SrcKnown)
+  if (!Typed)
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
-      DstKnown |= collectCallerObjectTypes(Side, MT.getLength(), Types);
+      Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
   if (Types.size() > 1)
     return std::nullopt;
   if (Types.size() == 1)
     return *Types.begin();
-  if (DstKnown || SrcKnown)
+  if (Typed)
     return nullptr; // typed memory without floating-point data
   if (Type *T = tbaaFloatType(MT))
     return T;
