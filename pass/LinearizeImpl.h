@@ -30,9 +30,10 @@ struct TangentBuilder
 /// JVP LinearizeComplex.cpp builds.
 bool isComplexArithmetic(const llvm::Function &Callee);
 
-/// Constants (null, functions, vtables) and locals that hold neither
-/// floating-point data nor pointers: no tangent is ever loaded through such
-/// a pointer, and its shadow, where one is needed, is null.
+/// Constants (null, functions, vtables, not globals holding floating-point
+/// data) and locals that hold neither floating-point data nor pointers, and
+/// constant structs of such pointers: no tangent is ever loaded through
+/// such a pointer, and its shadow, where one is needed, is null.
 bool pointsToNonDifferentiableData(const llvm::Value *V);
 
 class Linearizer {

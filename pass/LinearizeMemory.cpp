@@ -121,6 +121,11 @@ bool Linearizer::storedPointersAreInactive(
 }
 
 bool pointsToNonDifferentiableData(const Value *V) {
+  // A constant struct of pointers: each of its pointers.
+  if (auto *CA = dyn_cast<ConstantAggregate>(V))
+    return llvm::all_of(CA->operands(), [](const Use &U) {
+      return pointsToNonDifferentiableData(U.get());
+    });
   // Null, functions and vtables; not a global's floating-point data, which
   // derivative code would read through the shadow (a table of constants
   // kept in a struct next to active pointers).
@@ -128,6 +133,8 @@ bool pointsToNonDifferentiableData(const Value *V) {
     auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(V));
     return !GV || !containsFloatingPoint(GV->getValueType());
   }
+  if (!V->getType()->isPointerTy())
+    return false; // a struct of pointers computed here
   SmallVector<const Value *, 4> Objects;
   getUnderlyingObjects(V, Objects, /*LI=*/nullptr, /*MaxLookup=*/0);
   return llvm::all_of(Objects, [](const Value *Obj) {
@@ -269,9 +276,7 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     // null. Any other pointer without a shadow would make the memory hold
     // a mix the pass cannot tell apart. A struct of pointers stored whole
     // (an iterator pair) keeps its shadow struct.
-    bool NoTangents =
-        T->isPointerTy() ? pointsToNonDifferentiableData(V) : isa<Constant>(V);
-    if (!isShadowed(V) && !NoTangents)
+    if (!isShadowed(V) && !pointsToNonDifferentiableData(V))
       return fail(SI, "cannot differentiate: a pointer to memory without "
                       "derivatives is stored where pointers to memory with "
                       "derivatives are kept (not supported yet; pass that "
