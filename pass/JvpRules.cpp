@@ -96,10 +96,14 @@ static Partial remainderDivisor(D &d) {
       d.intrinsic(Intrinsic::roundeven, {d.div(d.sub(d.x(0), d.y()), d.x(1))});
   return d.times(d.neg(N));
 }
-// lgamma' = digamma, which libm lacks: the runtime's (SpecialFunctions.cpp).
-static Partial digammaSlope(D &d) {
-  return d.times(d.special("__ad_digamma", d.x(0)));
-}
+// Digamma, which libm lacks: the runtime's (SpecialFunctions.cpp).
+static Value *digamma(D &d) { return d.special("__ad_digamma", d.x(0)); }
+// lgamma' = digamma, tgamma' = tgamma digamma.
+static Partial digammaSlope(D &d) { return d.times(digamma(d)); }
+static Partial gammaSlope(D &d) { return d.times(d.mul(d.y(), digamma(d))); }
+// ldexp(x, n) = scalbn(x, n) = x 2^n: slope 2^n, exact (not y / x, which is
+// 0/0 at x = 0).
+static Partial timesTwoToN(D &d) { return d.times(d.exp2Int(d.x(1))); }
 // min/max: the tangent of whichever argument was returned (the first on ties).
 static Partial pickedFirst(D &d) { return d.when(d.eq(d.y(), d.x(0))); }
 static Partial pickedSecond(D &d) { return d.when(d.une(d.y(), d.x(0))); }
@@ -161,7 +165,7 @@ static const JvpRule Rules[] = {
 // pointer, an integer.
 {"lgamma",    true,  0, NoIntrinsic,          {digammaSlope}},
 {"lgamma_r",  true,  0, NoIntrinsic,          {digammaSlope}},
-{"tgamma",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.y(), d.special("__ad_digamma", d.x(0)))); }}},
+{"tgamma",    true,  0, NoIntrinsic,          {gammaSlope}},
 // So that derivatives of derivatives of lgamma work (__ad_trigamma has no rule).
 {"__ad_digamma", true, 0, NoIntrinsic,        {[](D &d) { return d.times(d.special("__ad_trigamma", d.x(0))); }}},
 {"erf",       true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
@@ -181,8 +185,8 @@ static const JvpRule Rules[] = {
 {"rint",      true,  0, Intrinsic::rint,      {[](D &d) { return d.zero(); }}},
 {"nearbyint", true,  0, Intrinsic::nearbyint, {[](D &d) { return d.zero(); }}},
 {"roundeven", true,  0, Intrinsic::roundeven, {[](D &d) { return d.zero(); }}},
-{"ldexp",     true,  0, Intrinsic::ldexp,     {[](D &d) { return d.times(d.exp2Int(d.x(1))); }}},
-{"scalbn",    true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.exp2Int(d.x(1))); }}},
+{"ldexp",     true,  0, Intrinsic::ldexp,     {timesTwoToN}},
+{"scalbn",    true,  0, NoIntrinsic,          {timesTwoToN}},
 };
 // clang-format on
 
