@@ -10,6 +10,7 @@
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 
@@ -34,6 +35,7 @@ Differentiator::Differentiator(Module &M, ModuleAnalysisManager &MAM,
       Diags(Diags), OptimizeSources(OptimizeSources), Rules(M) {}
 
 Function *Differentiator::prepare(Function &F) {
+  TimeTraceScope Scope("ADPass prepare source", F.getName());
   return prepareSource(F, FAM, Diags, OptimizeSources);
 }
 
@@ -75,6 +77,7 @@ void Differentiator::endRequest(bool Succeeded) {
 /// A generated function that LLVM's verifier rejects must never reach code
 /// generation; report it as our bug instead.
 static bool checkValidIR(Function &F, Diagnostics &Diags) {
+  TimeTraceScope Scope("ADPass verify", F.getName());
   std::string Msg;
   raw_string_ostream OS(Msg);
   if (!verifyFunction(F, &OS))
@@ -86,6 +89,7 @@ static bool checkValidIR(Function &F, Diagnostics &Diags) {
 
 bool Differentiator::verifyLinearity(Function &F) {
   std::string Msg;
+  TimeTraceScope Scope("ADPass verify linearity", F.getName());
   if (!verifyLinearFunction(F, Msg)) {
     Diags.internalError(nullptr, "linearity invariant broken in '" +
                                      F.getName() + "': " + Msg);
@@ -116,7 +120,11 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
   Function *Src = prepare(F);
   if (!Src)
     return nullptr;
-  Function *Jvp = linearize(*Src, F, A, *this);
+  Function *Jvp;
+  {
+    TimeTraceScope Scope("ADPass linearize", F.getName());
+    Jvp = linearize(*Src, F, A, *this);
+  }
   erase(*Src);
   if (!Jvp) {
     // Linearize erased nothing; the half-built function goes now.
@@ -133,10 +141,12 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
 }
 
 std::optional<Unzipped> Differentiator::getUnzipped(Function &Jvp) {
+  TimeTraceScope Scope("ADPass unzip", Jvp.getName());
   return unzip(Jvp, *this);
 }
 
 Function *Differentiator::getRev(Function &Lin) {
+  TimeTraceScope Scope("ADPass transpose", Lin.getName());
   return transpose(Lin, *this);
 }
 

@@ -8,6 +8,8 @@
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/thread.h"
 
 using namespace llvm;
@@ -23,8 +25,23 @@ namespace ad {
 /// calling thread waits, so nothing runs concurrently.
 static constexpr unsigned DerivationStackBytes = 256u << 20;
 
+/// clang's -ftime-trace profiler is per thread: the worker gets its own,
+/// handed back when it ends so that the stages (Differentiator.cpp) appear in
+/// the trace. clang's -ftime-trace-granularity is not visible to a plugin.
+static cl::opt<unsigned> TimeTraceGranularityUs(
+    "ad-time-trace-granularity", cl::init(500), cl::Hidden,
+    cl::desc("Minimum time in microseconds of an ADPass stage that "
+             "-ftime-trace records (clang's default granularity)"));
+
 static void runOnLargeStack(function_ref<void()> Body) {
-  llvm::thread Worker(std::optional<unsigned>(DerivationStackBytes), Body);
+  bool Profiling = getTimeTraceProfilerInstance() != nullptr;
+  llvm::thread Worker(std::optional<unsigned>(DerivationStackBytes), [&] {
+    if (Profiling)
+      timeTraceProfilerInitialize(TimeTraceGranularityUs, "ADPass");
+    Body();
+    if (Profiling)
+      timeTraceProfilerFinishThread();
+  });
   Worker.join();
 }
 
