@@ -408,9 +408,16 @@ bool Unzipper::planTape() {
         Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
         Marked = true;
       }
-      uint64_t Offset =
-          DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields))
-              ->getSizeInBytes();
+      // Where the next field starts: the end of the last one, not the
+      // struct's size, which is rounded up to its alignment (16 once the
+      // marker is in).
+      uint64_t Offset = 0;
+      if (!Layout.StaticFields.empty()) {
+        const StructLayout *SL =
+            DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields));
+        Offset = SL->getElementOffset(Layout.StaticFields.size() - 1) +
+                 DL.getTypeAllocSize(Layout.StaticFields.back());
+      }
       if (uint64_t Pad = (Align - Offset % Align) % Align)
         Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
       Type *T = AI->getAllocatedType();

@@ -3,6 +3,8 @@
 // change the generated code's validity.
 //  * a 16-byte-aligned local array whose shadow lives in the tape (crashed
 //    with an aligned vector store at -O2);
+//  * two such arrays of 24 bytes, reached through an array of pointers: the
+//    second shadow sat at a tape offset of 16k + 8 (segfault at -O1, -Os);
 //  * vector shuffles, including the broadcast clang emits for scalar * vector
 //    (no transpose rule);
 //  * stores with debug-info assignment tracking (-g -O2: invalid IR);
@@ -14,6 +16,7 @@
 // RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
 // RUN: %adcc -O3 -g %s -o %t.O3g %adlibs && %t.O3g
 // RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcc -Os %s -o %t.Os %adlibs && %t.Os
 #include "ad.h"
 #include "adcheck.h"
 
@@ -22,6 +25,19 @@ double aligned_local(const double *x, int n) {
   for (int i = 0; i < n; i++)
     t[i] = x[i];
   return t[0] * t[0] + t[n - 1] * x[0];
+}
+
+double row_pointers(const double *x, int n) {
+  double r0[3], r1[3];
+  double *rows[2] = {r0, r1};
+  for (int j = 0; j < 3; j++) {
+    r0[j] = x[j];
+    r1[j] = x[j + 3];
+  }
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++)
+      rows[i][j] *= n;
+  return r0[0] * r1[2];
 }
 
 typedef double v4d __attribute__((vector_size(32)));
@@ -74,6 +90,12 @@ int main(void) {
   ad_check("aligned_local d/dx0", dx[0], 2 * x[0] + x[2], 1e-12, 0);
   ad_check("aligned_local d/dx2", dx[2], x[0], 1e-12, 0);
   ad_check("aligned_local d/dx1", dx[1], 0, 0, 0);
+
+  double rx[6] = {1.5, 2, 3, 4, 5, -0.5}, drx[6] = {0};
+  __ad_gradient(row_pointers, rx, drx, 2); // 4 x0 x5
+  for (int k = 0; k < 6; ++k)
+    ad_check(ad_fmt("row_pointers d/dx%d", k), drx[k],
+             k == 0 ? 4 * rx[5] : k == 5 ? 4 * rx[0] : 0, 1e-12, 0);
 
   v4d v = {0.5, -1.5, 2.0, 3.0}, dv = {0, 0, 0, 0};
   volatile double vs = 1.5;
