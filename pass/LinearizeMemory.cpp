@@ -295,6 +295,31 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   if (containsPointer(T))
     return fail(SI, "cannot differentiate a store of a whole struct that "
                     "holds pointers: not supported yet");
+  // A pointer stored as an integer: InstCombine writes `store i64
+  // (ptrtoint p)` when the slot is also written as an integer elsewhere
+  // (std::vector<T *> growing, a uintptr_t cast). Code that reads the slot
+  // back as a pointer finds its shadow in the shadow memory, so it goes
+  // there as for a pointer store.
+  if (auto *PI = dyn_cast<PtrToIntInst>(V)) {
+    Value *Ptr = PI->getPointerOperand();
+    if (!isShadowed(Ptr) && !pointsToNonDifferentiableData(Ptr))
+      return fail(SI, "cannot differentiate: a pointer to memory without "
+                      "derivatives is stored (as an integer) where pointers "
+                      "to memory with derivatives are kept (not supported "
+                      "yet; pass that memory with a shadow instead of "
+                      "AD_CONST)");
+    Value *S = shadowOf(P, SI);
+    Value *SPtr = isShadowed(Ptr) ? shadowOf(Ptr, SI)
+                                  : Constant::getNullValue(Ptr->getType());
+    if (!S || !SPtr)
+      return;
+    auto *DS = cast<StoreInst>(SI.clone());
+    DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+    DS->setOperand(0, IRBuilder<>(&SI).CreatePtrToInt(SPtr, T));
+    DS->setOperand(1, S);
+    DS->insertAfter(&SI);
+    return;
+  }
   if (!isDifferentiableType(T) || hasNonFloatLeaf(T)) {
     if (containsFloatingPoint(T))
       return fail(SI, "cannot differentiate a store of a whole struct or "

@@ -5,6 +5,9 @@
 //    with an aligned vector store at -O2);
 //  * two such arrays of 24 bytes, reached through an array of pointers: the
 //    second shadow sat at a tape offset of 16k + 8 (segfault at -O1, -Os);
+//  * a pointer stored as an integer (uintptr_t) into a table of pointers,
+//    which InstCombine also makes of some pointer stores: its shadow was
+//    not stored (segfault at -O0 and -O1);
 //  * vector shuffles, including the broadcast clang emits for scalar * vector
 //    (no transpose rule);
 //  * stores with debug-info assignment tracking (-g -O2: invalid IR);
@@ -18,6 +21,8 @@
 // RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcc -Os %s -o %t.Os %adlibs && %t.Os
 #include "ad.h"
+#include <stdint.h>
+#include <stdlib.h>
 #include "adcheck.h"
 
 double aligned_local(const double *x, int n) {
@@ -38,6 +43,22 @@ double row_pointers(const double *x, int n) {
     for (int j = 0; j < 3; j++)
       rows[i][j] *= n;
   return r0[0] * r1[2];
+}
+
+double pointer_as_integer(double x) {
+  double *a = malloc(sizeof(double)), *b = malloc(sizeof(double));
+  *a = 1.3;
+  *b = -0.5 * x;
+  double **tab = malloc(2 * sizeof(double *));
+  *(uintptr_t *)&tab[0] = (uintptr_t)a;
+  tab[1] = b;
+  double r = x;
+  for (int i = 0; i < 2; i++)
+    r *= *tab[i];
+  free(tab);
+  free(a);
+  free(b);
+  return r; // -0.65 x^2
 }
 
 typedef double v4d __attribute__((vector_size(32)));
@@ -96,6 +117,9 @@ int main(void) {
   for (int k = 0; k < 6; ++k)
     ad_check(ad_fmt("row_pointers d/dx%d", k), drx[k],
              k == 0 ? 4 * rx[5] : k == 5 ? 4 * rx[0] : 0, 1e-12, 0);
+
+  ad_check("pointer_as_integer", __ad_gradient(pointer_as_integer, 0.7),
+           -1.3 * 0.7, 1e-12, 0);
 
   v4d v = {0.5, -1.5, 2.0, 3.0}, dv = {0, 0, 0, 0};
   volatile double vs = 1.5;
