@@ -121,6 +121,16 @@ const char *Linearizer::droppedDerivative(const Instruction &I) const {
       return "cannot differentiate floating-point bit manipulation (an "
              "active value reinterpreted as an integer, changed, and turned "
              "back): use fabs, copysign or a sign test instead";
+    // Bytes of memory that may carry derivatives, loaded as an integer and
+    // reinterpreted: the optimiser makes one integer load of `memcpy(&key,
+    // &x[i], 8)` and `x[i] * x[i]`. The derivative stored with the bytes
+    // would be lost.
+    if (auto *LI = dyn_cast<LoadInst>(I.getOperand(0));
+        LI && isShadowed(LI->getPointerOperand()))
+      return "cannot differentiate a floating-point value read from memory "
+             "as an integer (the optimiser merged it with an integer view "
+             "of the same bytes, such as memcpy into a uint64_t): not "
+             "supported yet (at -O0 it is)";
     // A callee given active data that returns a float in integer bits.
     if (const CallBase *CB = callBitsComeFrom(I.getOperand(0));
         CB && !isa<IntrinsicInst>(CB) && readsActiveData(*CB))

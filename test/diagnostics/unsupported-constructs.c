@@ -4,8 +4,10 @@
 // the ones that cannot get a shadow.) (Errors come
 // out in the order of the requests, hence CHECK-DAG.)
 // RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
-// RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O2
 #include <ad.h>
+#include <stdint.h>
+#include <string.h>
 
 double (*volatile fp)(double);
 double indirect(double x) {
@@ -139,6 +141,23 @@ double atomic_add(double x) {
   return x;
 }
 
+// The bytes of x[i] read as a key and as a double: optimised, one integer
+// load and a bitcast, which would lose the derivative stored with them. At
+// -O0 the two reads stay apart and the gradient is 2 x[i].
+static uint64_t last_key;
+double keyed_square(double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t key;
+    memcpy(&key, &x[i], 8);
+    if (key != last_key)
+      s += 1.0;
+    // O2-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a floating-point value read from memory as an integer (the optimiser merged it with an integer view of the same bytes, such as memcpy into a uint64_t): not supported yet (at -O0 it is)
+    s += x[i] * x[i];
+  }
+  return s;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -150,5 +169,6 @@ double use(double x, double *p, double *dp, double *out, double **rows,
              __ad_gradient(mixed_pointer_struct, x) + __ad_gradient(atomic_add, x);
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   r += __ad_gradient(pointer_to_constants, p, dp);
+  r += __ad_gradient(keyed_square, p, dp, 2);
   return r;
 }
