@@ -498,14 +498,23 @@ Function *Transposer::run() {
   for (BasicBlock &BB : Lin)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
       Returns.push_back(Ret);
-  if (Returns.size() != 1) {
+  if (Returns.size() > 1) {
     D.diags().internalError(nullptr, "'" + Lin.getName() +
-                                         "' must have exactly one return");
+                                         "' must have at most one return");
     return nullptr;
   }
 
   Rev = createRevDeclaration();
   D.noteGenerated(Rev);
+  if (Returns.empty()) {
+    // f never returns (an abstract class's deleting destructor is a trap),
+    // so its reverse pass never runs: a call of it is a candidate of a
+    // virtual call's dispatch, not a path the program takes.
+    new UnreachableInst(Lin.getContext(),
+                        BasicBlock::Create(Lin.getContext(), "", Rev));
+    ++NumTransposed;
+    return Rev;
+  }
   RevTape = Rev->getArg(0);
   Shadow = std::make_unique<ShadowCotangents>(Lin.getParent()->getDataLayout());
   LLVMContext &Ctx = Lin.getContext();

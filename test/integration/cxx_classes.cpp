@@ -12,6 +12,10 @@
 // overloaded operator on such a struct, an array of base pointers (with an
 // array of pointers to the shadow objects), and the object passed AD_CONST
 // (its virtual call is still differentiated w.r.t. the active scalar).
+// An object made and deleted inside the function: `delete` through the
+// base pointer is a virtual call of the deleting destructor, whose
+// candidates include the abstract base's, a trap that never returns (an
+// internal error at -O0 before).
 //
 // RUN: %adcxx -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
@@ -135,6 +139,16 @@ static const Body *make(int which, double a, double b, double c) {
   case 2: return new Particle(a, b, c);
   default: return new Charged(a, b, c, 0.9 * a, 0.7 * c);
   }
+}
+
+// A variable made static so that the object's type is not folded away.
+static volatile int owned_kind = 0;
+double owned(double k, double x) {
+  const Body *b = owned_kind ? static_cast<const Body *>(new Particle(k, x, 1))
+                             : new Spring(k, x);
+  double e = b->energy();
+  delete b;
+  return e;
 }
 
 int main(int argc, char **) {
@@ -318,5 +332,10 @@ int main(int argc, char **) {
     ad_deriv("Poly d/dc2", dp.coef(2), x * x * D + P * 2 * x, AD_FD(c2, L()), AD_TOL_D);
   }
 
+  {
+    grad2 g = __ad_gradient_2(owned, a, b);
+    ad_deriv("owned d/dk", g.da, 0.5 * b * b, AD_FD(a, owned(a, b)), AD_TOL_D);
+    ad_deriv("owned d/dx", g.db, a * b, AD_FD(b, owned(a, b)), AD_TOL_D);
+  }
   return ad_finish();
 }
