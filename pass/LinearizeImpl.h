@@ -85,6 +85,7 @@ private:
   void linearizeAllocation(llvm::CallBase &CB);
   void linearizeDeallocation(llvm::CallBase &CB);
   void linearizeLoad(llvm::LoadInst &LI);
+  void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
   void linearizeStore(llvm::StoreInst &SI);
   void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
   /// Memory the function may read as constant data: read-only globals and
@@ -107,6 +108,10 @@ private:
   llvm::SmallPtrSet<const llvm::Value *, 4> FloatBits; // ActivityInfo's
   llvm::DenseMap<const llvm::Value *, llvm::Value *> Tangent;
   llvm::DenseMap<const llvm::Value *, llvm::Value *> Shadow;
+  /// Integer loads of doubles' or pointers' bytes from memory with a shadow
+  /// (linearizeIntegerLoad): the shadow memory's bytes there, read at the
+  /// same point, a tangent (linear) or a shadow pointer's bits.
+  llvm::DenseMap<const llvm::Value *, llvm::Value *> ShadowBits;
   llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 4> ShadowPhis;
   bool Failed = false;
 };

@@ -233,6 +233,8 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
       if (containsFloatingPoint(T))
         return fail(LI, "cannot differentiate a load of a whole struct or "
                         "array value: not supported yet");
+      if (T->isIntegerTy())
+        linearizeIntegerLoad(LI, P);
       return; // integers: no tangent
     }
     Value *S = shadowOf(P, LI);
@@ -254,11 +256,46 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
                     "std::vector's storage): not supported yet");
 }
 
+/// The optimiser moves doubles and pointers as integers: an 8-byte memcpy
+/// (a generic swap) becomes an i64 load and store, a std::unique_ptr is
+/// moved as its bits. When such a load's bits are stored, the shadow
+/// memory's bytes move with them, read here (before the memory may
+/// change): a tangent, linear, for floating-point data; the shadow
+/// pointer's bits, non-linear, for pointers. Integer data needs nothing,
+/// and bytes of unknown kind are left as integers.
+void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
+  bool Stored = llvm::any_of(LI.users(), [&](const User *U) {
+    auto *SI = dyn_cast<StoreInst>(U);
+    return SI && SI->getValueOperand() == &LI;
+  });
+  if (!Stored || LI.isAtomic() || LI.isVolatile())
+    return;
+  const DataLayout &DL = LI.getDataLayout();
+  uint64_t Bytes = DL.getTypeStoreSize(LI.getType());
+  std::optional<Type *> Kind = inferIntegerAccessBits(LI, P, Bytes);
+  if (!Kind || !*Kind || DL.getTypeStoreSize(*Kind) != Bytes)
+    return;
+  Value *S = shadowOf(P, LI);
+  if (!S)
+    return;
+  Type *ReadAs = (*Kind)->isFloatingPointTy() ? *Kind : LI.getType();
+  auto *Read = new LoadInst(ReadAs, S, LI.getName() + ".shadow.bits",
+                            /*isVolatile=*/false, LI.getAlign());
+  Read->insertAfter(&LI);
+  if (ReadAs->isFloatingPointTy())
+    markLinear(Read);
+  ShadowBits[&LI] = Read;
+}
+
 void Linearizer::linearizeStore(StoreInst &SI) {
   Value *V = SI.getValueOperand();
   Value *P = SI.getPointerOperand();
   Type *T = V->getType();
   if (!isShadowed(P)) {
+    if (auto *Bits = ShadowBits.lookup(V); Bits && isLinear(Bits))
+      return fail(SI, "cannot differentiate: floating-point data is copied "
+                      "as an integer into memory without a shadow (an "
+                      "integer or byte buffer): not supported yet");
     if (isVaried(V))
       return fail(SI, "cannot differentiate: an active value is stored into "
                       "memory without a shadow (an AD_CONST pointer, or a "
@@ -324,6 +361,37 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     if (containsFloatingPoint(T))
       return fail(SI, "cannot differentiate a store of a whole struct or "
                       "array value: not supported yet");
+    // A floating-point value stored as its bits (optimised code that also
+    // moves the same bytes as integers, a generic swap): its tangent is
+    // stored, as for the value itself.
+    if (auto *BC = dyn_cast<BitCastInst>(V);
+        BC && BC->getSrcTy()->isFloatingPointTy()) {
+      Value *S = shadowOf(P, SI);
+      if (!S)
+        return;
+      auto *DS = new StoreInst(tangentOf(BC->getOperand(0)), S,
+                               /*isVolatile=*/false, SI.getAlign());
+      DS->insertAfter(&SI);
+      markLinear(DS);
+      return;
+    }
+    if (FloatBits.count(V))
+      return fail(SI, "cannot differentiate floating-point bit manipulation "
+                      "(an active value reinterpreted as an integer, "
+                      "changed, and stored): use fabs, copysign or a sign "
+                      "test instead");
+    // Doubles' or pointers' bytes moved as an integer: their shadow bytes,
+    // read where they were loaded, go along.
+    if (Value *Bits = ShadowBits.lookup(V)) {
+      Value *S = shadowOf(P, SI);
+      if (!S)
+        return;
+      auto *DS = new StoreInst(Bits, S, /*isVolatile=*/false, SI.getAlign());
+      DS->insertAfter(&SI);
+      if (isLinear(Bits))
+        markLinear(DS);
+      return;
+    }
     return; // integers: the shadow of integer memory is never read
   }
   Value *S = shadowOf(P, SI);

@@ -4,6 +4,7 @@
 #include "DerivedFunctions.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Module.h"
 
@@ -125,26 +126,31 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   return Typed;
 }
 
+/// The name of the scalar type that \p I's TBAA tag says it accesses
+/// (clang's type tree: "double", "any pointer", "long", "omnipotent
+/// char"...), or empty.
+static StringRef tbaaAccessName(const Instruction &I) {
+  MDNode *Tag = I.getMetadata(LLVMContext::MD_tbaa);
+  if (!Tag || Tag->getNumOperands() < 2)
+    return {};
+  auto *Access = dyn_cast<MDNode>(Tag->getOperand(1));
+  auto *Name = Access && Access->getNumOperands() > 0
+                   ? dyn_cast<MDString>(Access->getOperand(0))
+                   : nullptr;
+  return Name ? Name->getString() : StringRef();
+}
+
 /// The floating-point type a copy's scalar TBAA tag names ("double" or
 /// "float" in clang's type tree), or null. A memcpy that loop idiom
 /// recognition made from a loop of double stores (copying a row into
 /// fresh heap memory) keeps their tag, while nothing else about its two
 /// sides may be typed any more.
-static Type *tbaaFloatType(const MemTransferInst &MT) {
-  MDNode *Tag = MT.getMetadata(LLVMContext::MD_tbaa);
-  if (!Tag || Tag->getNumOperands() < 2)
-    return nullptr;
-  auto *Access = dyn_cast<MDNode>(Tag->getOperand(1));
-  auto *Name = Access && Access->getNumOperands() > 0
-                   ? dyn_cast<MDString>(Access->getOperand(0))
-                   : nullptr;
-  if (!Name)
-    return nullptr;
-  LLVMContext &Ctx = MT.getContext();
-  if (Name->getString() == "double")
-    return Type::getDoubleTy(Ctx);
-  if (Name->getString() == "float")
-    return Type::getFloatTy(Ctx);
+static Type *tbaaFloatType(const Instruction &I) {
+  StringRef Name = tbaaAccessName(I);
+  if (Name == "double")
+    return Type::getDoubleTy(I.getContext());
+  if (Name == "float")
+    return Type::getFloatTy(I.getContext());
   return nullptr;
 }
 
@@ -329,6 +335,35 @@ CallInst *emitCopyTranspose(IRBuilderBase &B, const MemTransferInst &Copy,
   FunctionCallee Fn = M.getOrInsertFunction(
       Name, Type::getVoidTy(M.getContext()), Ptr, Ptr, SizeTy);
   return B.CreateCall(Fn, {Dst, Src, B.CreateZExtOrTrunc(Len, SizeTy)});
+}
+
+std::optional<Type *> inferIntegerAccessBits(const Instruction &Access,
+                                             Value *Ptr, uint64_t Bytes) {
+  LLVMContext &Ctx = Access.getContext();
+  // The tag clang put on the access, when it names the scalar type.
+  if (Type *T = tbaaFloatType(Access))
+    return T;
+  StringRef Name = tbaaAccessName(Access);
+  if (Name == "any pointer" ||
+      (Name.size() > 2 && Name[0] == 'p' && isDigit(Name[1]) && Name[2] == ' '))
+    return PointerType::getUnqual(Ctx);
+  if (!Name.empty() && Name != "omnipotent char")
+    return nullptr; // an integer type
+  // Else what the object is declared or accessed as, here or by callers.
+  SmallPtrSet<Type *, 2> Types;
+  bool Typed = collectAccessTypes(Ptr, Types);
+  if (!Typed)
+    Typed = collectCallerObjectTypes(
+        Ptr, ConstantInt::get(Type::getInt64Ty(Ctx), Bytes), Types);
+  if (!Typed)
+    return std::nullopt;
+  if (Types.empty())
+    return nullptr;
+  if (Types.size() == 1 && (*Types.begin())->isFloatingPointTy())
+    return *Types.begin();
+  if (llvm::none_of(Types, [](Type *T) { return T->isFloatingPointTy(); }))
+    return PointerType::getUnqual(Ctx);
+  return std::nullopt;
 }
 
 } // namespace ad

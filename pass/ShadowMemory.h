@@ -35,6 +35,15 @@ bool isShadowFree(const llvm::Instruction &I);
 /// The floating-point element type the memory of \p MT holds: null when it
 /// holds none, std::nullopt when it is mixed or cannot be determined.
 std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT);
+/// What the \p Bytes bytes that integer load or store \p Access moves at
+/// \p Ptr are: a floating-point type, a pointer type (pointers or structs
+/// holding them), null for integer data, std::nullopt when mixed or
+/// unknown. Read from its TBAA tag, else from the object's declared or
+/// accessed types (as for a memcpy). The optimiser moves doubles and
+/// pointers as integers: an 8-byte memcpy, a std::unique_ptr moved.
+std::optional<llvm::Type *>
+inferIntegerAccessBits(const llvm::Instruction &Access, llvm::Value *Ptr,
+                       uint64_t Bytes);
 /// Records on \p MT the type of the struct member or array element it
 /// copies whole, when one side is that member's address (a GEP to a member
 /// of exactly the copy's length: an Eigen expression kept by value inside
