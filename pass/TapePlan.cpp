@@ -408,9 +408,13 @@ bool Unzipper::planTape() {
         Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
         Marked = true;
       }
-      // Where the next field starts: the end of the last one, not the
-      // struct's size, which is rounded up to its alignment (16 once the
-      // marker is in).
+      Type *T = AI->getAllocatedType();
+      if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
+        T = ArrayType::get(T, N->getZExtValue());
+      // Where the field would start: after the last one (not at the
+      // struct's size, which is rounded up to its alignment, 16 once the
+      // marker is in), at T's own alignment. Padding only when that is
+      // less than the local's.
       uint64_t Offset = 0;
       if (!Layout.StaticFields.empty()) {
         const StructLayout *SL =
@@ -418,11 +422,9 @@ bool Unzipper::planTape() {
         Offset = SL->getElementOffset(Layout.StaticFields.size() - 1) +
                  DL.getTypeAllocSize(Layout.StaticFields.back());
       }
+      Offset = alignTo(Offset, DL.getABITypeAlign(T));
       if (uint64_t Pad = (Align - Offset % Align) % Align)
         Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
-      Type *T = AI->getAllocatedType();
-      if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
-        T = ArrayType::get(T, N->getZExtValue());
       Layout.ShadowAllocas[AI] = Layout.addStatic(T);
     }
   NumResiduals += Layout.StaticResiduals.size();
