@@ -115,22 +115,44 @@ static const char *const FloatInIntegerReason =
     "value, which x86-64 packs into one integer register): pass it through "
     "a pointer, or use double fields";
 
+bool Linearizer::bitsLoadedFromActiveMemory(const Value *V) const {
+  SmallVector<const Value *, 8> Work{V};
+  SmallPtrSet<const Value *, 16> Seen{V};
+  while (!Work.empty() && Seen.size() < 64) {
+    auto *I = dyn_cast<Instruction>(Work.pop_back_val());
+    if (!I)
+      continue;
+    if (auto *LI = dyn_cast<LoadInst>(I)) {
+      if (isShadowed(LI->getPointerOperand()))
+        return true;
+      continue;
+    }
+    if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
+        !isa<SelectInst>(I) && !isa<FreezeInst>(I))
+      continue;
+    for (const Value *Op : I->operands())
+      if (Op->getType()->isIntOrIntVectorTy() && Seen.insert(Op).second)
+        Work.push_back(Op);
+  }
+  return false;
+}
+
 const char *Linearizer::droppedDerivative(const Instruction &I) const {
   if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy()) {
     if (FloatBits.count(I.getOperand(0)))
       return "cannot differentiate floating-point bit manipulation (an "
              "active value reinterpreted as an integer, changed, and turned "
              "back): use fabs, copysign or a sign test instead";
-    // Bytes of memory that may carry derivatives, loaded as an integer and
-    // reinterpreted: the optimiser makes one integer load of `memcpy(&key,
-    // &x[i], 8)` and `x[i] * x[i]`. The derivative stored with the bytes
-    // would be lost.
-    if (auto *LI = dyn_cast<LoadInst>(I.getOperand(0));
-        LI && isShadowed(LI->getPointerOperand()))
+    // Bytes of memory that may carry derivatives, loaded as an integer
+    // (perhaps changed) and reinterpreted: the optimiser makes one integer
+    // load of `memcpy(&key, &x[i], 8)` and `x[i] * x[i]`, and a sign flip
+    // through memcpy becomes a load, an xor and a bitcast. The derivative
+    // stored with the bytes would be lost.
+    if (bitsLoadedFromActiveMemory(I.getOperand(0)))
       return "cannot differentiate a floating-point value read from memory "
-             "as an integer (the optimiser merged it with an integer view "
-             "of the same bytes, such as memcpy into a uint64_t): not "
-             "supported yet (at -O0 it is)";
+             "as an integer (type punning, or the optimiser merging it with "
+             "an integer view of the same bytes, such as memcpy into a "
+             "uint64_t): not supported yet";
     // A callee given active data that returns a float in integer bits.
     if (const CallBase *CB = callBitsComeFrom(I.getOperand(0));
         CB && !isa<IntrinsicInst>(CB) && readsActiveData(*CB))

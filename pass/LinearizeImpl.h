@@ -63,6 +63,9 @@ private:
   /// tangent follows computed from active data, or an active value's bits
   /// turned back into floating point), or null.
   const char *droppedDerivative(const llvm::Instruction &I) const;
+  /// Whether integer \p V is made (by integer arithmetic, casts and
+  /// choices) from an integer load of memory with a shadow.
+  bool bitsLoadedFromActiveMemory(const llvm::Value *V) const;
   void linearizeInstruction(llvm::Instruction &I);
   void applyRule(llvm::Instruction &I, const JvpRule &R);
   void applyLinearStructure(llvm::Instruction &I,

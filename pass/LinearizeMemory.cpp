@@ -449,6 +449,25 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
                     "buffer, or a struct copy the optimiser cut into bytes); "
                     "copy the fields, or through a variable of the struct's "
                     "type");
+  // Memory that may carry derivatives copied to or from a local holding
+  // only integers: type punning (memcpy(&bits, &x[i], 8), then back into a
+  // double). The integer side must not decide that no floating-point data
+  // moves; the other side's own type does.
+  if (DstShadowed != SrcShadowed) {
+    Value *Local = DstShadowed ? Src : Dst;
+    auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(Local));
+    if (AI && !containsFloatingPoint(AI->getAllocatedType()) &&
+        !containsPointer(AI->getAllocatedType())) {
+      auto *Len = dyn_cast<ConstantInt>(MT.getLength());
+      std::optional<Type *> Kind = inferIntegerAccessBits(
+          MT, DstShadowed ? Dst : Src, Len ? Len->getZExtValue() : 0);
+      if (!Kind || (*Kind && (*Kind)->isFloatingPointTy()))
+        return fail(MI, "cannot differentiate this memory copy: it moves "
+                        "floating-point data to or from an integer variable "
+                        "(type punning), which would lose its derivative: "
+                        "not supported");
+    }
+  }
   std::optional<Type *> Elem = inferShadowElementType(MT);
   if (!Elem)
     return fail(MI, "cannot differentiate this memory copy: it moves both "

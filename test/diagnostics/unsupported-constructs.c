@@ -152,10 +152,33 @@ double keyed_square(double *x, int n) {
     memcpy(&key, &x[i], 8);
     if (key != last_key)
       s += 1.0;
-    // O2-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a floating-point value read from memory as an integer (the optimiser merged it with an integer view of the same bytes, such as memcpy into a uint64_t): not supported yet (at -O0 it is)
+    // O2-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a floating-point value read from memory as an integer (type punning, or the optimiser merging it with an integer view of the same bytes, such as memcpy into a uint64_t): not supported yet
     s += x[i] * x[i];
   }
   return s;
+}
+
+// A sign flip through memcpy: at every level an integer load, an xor and a
+// bitcast (the derivative, -3 x^2, came out 0 at -O0 too).
+double flipped_cube(double *x) {
+  uint64_t u;
+  memcpy(&u, x, 8);
+  u ^= 1ULL << 63;
+  double d;
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a floating-point value read from memory as an integer (type punning
+  memcpy(&d, &u, 8);
+  return d * d * d;
+}
+
+// The same through arrays copied whole (memcpy stays a call).
+double flipped_rows(double *x, int n) {
+  uint64_t u[4];
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this memory copy: it moves floating-point data to or from an integer variable (type punning), which would lose its derivative: not supported
+  memcpy(u, x, n * 8);
+  u[0] ^= 1ULL << 63;
+  double d[4];
+  memcpy(d, u, n * 8);
+  return d[0] * d[0] * d[0] + d[1];
 }
 
 double use(double x, double *p, double *dp, double *out, double **rows,
@@ -170,5 +193,7 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   __ad_gradient_void(writes_const, p, dp, AD_CONST, out);
   r += __ad_gradient(pointer_to_constants, p, dp);
   r += __ad_gradient(keyed_square, p, dp, 2);
+  r += __ad_gradient(flipped_cube, p, dp);
+  r += __ad_gradient(flipped_rows, p, dp, 2);
   return r;
 }
