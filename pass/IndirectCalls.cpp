@@ -2,6 +2,7 @@
 #include "IndirectCalls.h"
 #include "CustomRules.h"
 #include "DerivedFunctions.h"
+#include "JvpRules.h"
 
 #include "llvm/IR/IRBuilder.h"
 
@@ -52,12 +53,15 @@ Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
       return &F;
 
   // Possible targets: functions whose address is taken (stored, passed,
-  // in a vtable) with exactly this type, and whose derivatives can be built.
+  // in a vtable) with exactly this type, and whose derivatives can be built:
+  // bodies, custom rules, and libm functions (sin in a table of
+  // functions), which the dispatcher calls directly.
   SmallVector<Function *, 8> Targets;
   for (Function &F : M)
     if (F.getFunctionType() == FT && isAddressTakenByUser(F) &&
         !getDerivedInfo(F) && !F.hasFnAttribute(DispatcherAttr) &&
-        (!F.isDeclaration() || Rules.customJvp(F)))
+        (!F.isDeclaration() || Rules.customJvp(F) ||
+         findLibmJvpRule(F, nullptr)))
       Targets.push_back(&F);
   if (Targets.empty())
     return nullptr;

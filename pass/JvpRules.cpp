@@ -198,13 +198,17 @@ static std::string floatVariant(StringRef Name) {
   return (Name + "f").str();
 }
 
-const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
-  static const auto Tables = [] {
-    struct {
-      DenseMap<unsigned, const JvpRule *> ByOpcode;
-      DenseMap<unsigned, const JvpRule *> ByIntrinsic;
-      StringMap<const JvpRule *> ByLibmName;
-    } T;
+namespace {
+struct RuleTables {
+  DenseMap<unsigned, const JvpRule *> ByOpcode;
+  DenseMap<unsigned, const JvpRule *> ByIntrinsic;
+  StringMap<const JvpRule *> ByLibmName;
+};
+} // namespace
+
+static const RuleTables &ruleTables() {
+  static const RuleTables Tables = [] {
+    RuleTables T;
     for (const JvpRule &R : Rules) {
       if (R.Opcode)
         T.ByOpcode[R.Opcode] = &R;
@@ -217,30 +221,37 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
     }
     return T;
   }();
+  return Tables;
+}
 
-  const auto *CB = dyn_cast<CallBase>(&I);
-  if (!CB)
-    return Tables.ByOpcode.lookup(I.getOpcode());
-  const Function *Callee = CB->getCalledFunction();
-  if (!Callee)
-    return nullptr;
-  if (Intrinsic::ID IID = Callee->getIntrinsicID())
-    return Tables.ByIntrinsic.lookup(IID);
-  // A function with a body is the user's own, whatever its name.
-  if (!Callee->isDeclaration())
-    return nullptr;
-  const JvpRule *R = Tables.ByLibmName.lookup(Callee->getName());
+const JvpRule *findLibmJvpRule(const Function &Callee,
+                               const TargetLibraryInfo *TLI) {
+  if (!Callee.isDeclaration())
+    return nullptr; // a function with a body is the user's own
+  const JvpRule *R = ruleTables().ByLibmName.lookup(Callee.getName());
   // Rules take scalars: cabsf gets its complex float as one <2 x float>.
-  if (!R || llvm::any_of(CB->args(), [](const Use &U) {
-        return U->getType()->isVectorTy() || U->getType()->isAggregateType();
+  if (!R || llvm::any_of(Callee.getFunctionType()->params(), [](Type *T) {
+        return T->isVectorTy() || T->isAggregateType();
       }))
     return nullptr;
   // Where LLVM knows the name, it also checks the prototype; for names it
   // does not know (hypot, erf, ...), require a floating-point result.
   LibFunc LF;
-  if (TLI && TLI->getLibFunc(Callee->getName(), LF))
-    return TLI->getLibFunc(*Callee, LF) ? R : nullptr;
-  return Callee->getReturnType()->isFloatingPointTy() ? R : nullptr;
+  if (TLI && TLI->getLibFunc(Callee.getName(), LF))
+    return TLI->getLibFunc(Callee, LF) ? R : nullptr;
+  return Callee.getReturnType()->isFloatingPointTy() ? R : nullptr;
+}
+
+const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
+  const auto *CB = dyn_cast<CallBase>(&I);
+  if (!CB)
+    return ruleTables().ByOpcode.lookup(I.getOpcode());
+  const Function *Callee = CB->getCalledFunction();
+  if (!Callee)
+    return nullptr;
+  if (Intrinsic::ID IID = Callee->getIntrinsicID())
+    return ruleTables().ByIntrinsic.lookup(IID);
+  return findLibmJvpRule(*Callee, TLI);
 }
 
 bool isKnownInactiveFunction(StringRef Name) {

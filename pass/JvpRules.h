@@ -120,6 +120,12 @@ struct JvpRule {
 const JvpRule *findJvpRule(const llvm::Instruction &I,
                            const llvm::TargetLibraryInfo *TLI);
 
+/// The rule for calls of \p Callee when it is a libm function (by name,
+/// declared, taking scalars; prototype checked by \p TLI when given), or
+/// null.
+const JvpRule *findLibmJvpRule(const llvm::Function &Callee,
+                               const llvm::TargetLibraryInfo *TLI);
+
 /// External functions that never carry a derivative (printing, exit,
 /// integer-valued math): calls of them stay primal code.
 bool isKnownInactiveFunction(llvm::StringRef Name);

@@ -13,7 +13,10 @@
 //     rhs(t, y, dy, p);
 //   - the right-hand side stored in a struct passed AD_CONST;
 //   - a scalar ODE y' = f(t, y, k) picked from a table of three functions,
-//     y0 and k both active (struct result).
+//     y0 and k both active (struct result);
+//   - a table of unary functions mixing libm's (sin, exp, tanh) with the
+//     file's own, called in a loop (libm functions were no dispatch
+//     candidates: the derivative aborted at run time at -O0).
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
@@ -264,6 +267,15 @@ static void run_scalar(int choice, int n) {
            0.7 * g.dy0 - 0.4 * g.dk, 1e-10, 1e-13);
 }
 
+static double cube(double v) { return v * v * v; }
+static double (*const unary_ops[4])(double) = {sin, cube, exp, tanh};
+double apply_all(double x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += unary_ops[i](x) * (i + 1);
+  return s;
+}
+
 int main(int argc, char **argv) {
   (void)argv;
   int n = vsteps;
@@ -274,5 +286,11 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < 3; i++)
     run_scalar((vsel[i] + argc - 1) % 3, n);
+  double x = 0.6, th = tanh(x);
+  double want = cos(x) + 2 * 3 * x * x + 3 * exp(x) + 4 * (1 - th * th);
+  ad_deriv("apply_all d/dx", __ad_gradient(apply_all, x, 4), want,
+           AD_FD(x, apply_all(x, 4)), AD_TOL_D);
+  ad_check("apply_all forward", __ad_derivative(apply_all, x, 1.0, 4), want,
+           1e-12, 0);
   return ad_finish();
 }
