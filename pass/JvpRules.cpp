@@ -116,6 +116,10 @@ static Partial overNorm(D &d, unsigned K) {
 }
 static Partial normFirst(D &d) { return overNorm(d, 0); }
 static Partial normSecond(D &d) { return overNorm(d, 1); }
+// arg z = atan2(im, re) of z = re + im i: -im / |z|^2 and re / |z|^2.
+static Value *normSq(D &d) { return d.add(d.sq(d.x(0)), d.sq(d.x(1))); }
+static Partial argRe(D &d) { return d.times(d.neg(d.div(d.x(1), normSq(d)))); }
+static Partial argIm(D &d) { return d.times(d.div(d.x(0), normSq(d))); }
 
 // clang-format off
 static const JvpRule Rules[] = {
@@ -161,6 +165,7 @@ static const JvpRule Rules[] = {
 {"hypot",     true,  0, NoIntrinsic,          {normFirst, normSecond}},
 // |z| of a complex z = re + im i: clang passes (re, im) for double.
 {"cabs",      true,  0, NoIntrinsic,          {normFirst, normSecond}},
+{"carg",      true,  0, NoIntrinsic,          {argRe, argIm}},
 // The gamma function. lgamma_r also writes the sign of gamma(x) through its
 // pointer, an integer.
 {"lgamma",    true,  0, NoIntrinsic,          {digammaSlope}},
