@@ -193,6 +193,19 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
     return std::nullopt;
   }
   R.Fn = requestedFunction(Marker);
+  // A function is passed as a pointer. A C++ pointer to member function
+  // arrives as integers instead (Itanium ABI: the function's address and
+  // an adjustment of this).
+  if (!R.Fn && Marker.getArgOperand(FnIdx)->getType()->isIntegerTy()) {
+    Diags.errorAtRequest(
+        MarkerName + ": the first argument is not a function but an integer "
+                     "(a pointer to member function, &Class::method, is "
+                     "passed as integers): wrap the method in a free "
+                     "function that takes the object pointer, such as "
+                     "'double f(const C *c, double x) { return "
+                     "c->method(x); }', and differentiate that");
+    return std::nullopt;
+  }
   if (!R.Fn) {
     Diags.errorAtRequest(MarkerName + ": the first argument must name a "
                                       "function (not a variable or function "
