@@ -261,8 +261,9 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
 /// moved as its bits. When such a load's bits are stored, the shadow
 /// memory's bytes move with them, read here (before the memory may
 /// change): a tangent, linear, for floating-point data; the shadow
-/// pointer's bits, non-linear, for pointers. Integer data needs nothing,
-/// and bytes of unknown kind are left as integers.
+/// pointer's bits, non-linear, for pointers. Integer data needs nothing;
+/// bytes of unknown kind the size of a float, double or pointer are an
+/// error when they are stored into memory with a shadow.
 void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
   bool Stored = llvm::any_of(LI.users(), [&](const User *U) {
     auto *SI = dyn_cast<StoreInst>(U);
@@ -273,6 +274,19 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
   const DataLayout &DL = LI.getDataLayout();
   uint64_t Bytes = DL.getTypeStoreSize(LI.getType());
   std::optional<Type *> Kind = inferIntegerAccessBits(LI, P, Bytes);
+  bool StoredWithShadow = llvm::any_of(LI.users(), [&](const User *U) {
+    auto *SI = dyn_cast<StoreInst>(U);
+    return SI && SI->getValueOperand() == &LI &&
+           isShadowed(SI->getPointerOperand());
+  });
+  // Bytes the size of a float, double or pointer, of a kind nothing
+  // tells: moving them as an integer could drop a derivative or a shadow.
+  if (!Kind && StoredWithShadow && (Bytes == 4 || Bytes == 8))
+    return fail(LI, "cannot differentiate: data is moved as an integer "
+                    "between memory that carries derivatives, and whether "
+                    "it is floating-point data, a pointer or an integer "
+                    "cannot be told here: not supported yet; copy it "
+                    "through a variable of its type");
   if (!Kind || !*Kind || DL.getTypeStoreSize(*Kind) != Bytes)
     return;
   Value *S = shadowOf(P, LI);

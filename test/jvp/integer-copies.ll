@@ -3,10 +3,13 @@
 ; double load of the shadow where the integer is loaded, and a linear store
 ; where it is stored; a double stored as its bits stores its tangent; an
 ; i64 tagged "any pointer" copies the shadow pointer's bits (non-linear).
-; Bits changed by integer arithmetic and stored are an error.
+; An i64 tagged "long" is an integer: nothing moves. Bits changed by
+; integer arithmetic and stored are an error, and so are 8 bytes whose kind
+; cannot be told (memory read both as a double and as a pointer, no TBAA).
 ; RUN: split-file %s %t
 ; RUN: %opt -passes=ad-jvp %t/copies.ll -S | FileCheck %s
 ; RUN: not %opt -passes=ad-jvp %t/twiddle.ll -disable-output 2>&1 | FileCheck %s --check-prefix=ERR
+; RUN: not %opt -passes=ad-jvp %t/unknown.ll -disable-output 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 ; CHECK-LABEL: define internal { double, double } @f.jvp(
 ; CHECK: store double [[DV:%.*]], ptr %y.shadow, align 8, !ad.linear
@@ -22,6 +25,11 @@
 ; CHECK-NEXT: %q.shadow.bits = load i64, ptr %dfrom, align 8{{$}}
 ; CHECK-NEXT: store i64 %q, ptr %to
 ; CHECK-NEXT: store i64 %q.shadow.bits, ptr %dto, align 8{{$}}
+; CHECK-LABEL: define internal { ptr, ptr } @counts.jvp(
+; CHECK: %n = load i64, ptr %from, align 8, !tbaa
+; CHECK-NEXT: store i64 %n, ptr %to, align 8, !tbaa
+; CHECK-NEXT: load ptr, ptr %to
+; UNKNOWN: error: {{.*}}cannot differentiate: data is moved as an integer between memory that carries derivatives, and whether it is floating-point data, a pointer or an integer cannot be told here
 ; ERR: error: {{.*}}cannot differentiate floating-point bit manipulation (an active value reinterpreted as an integer, changed, and stored)
 
 ;--- copies.ll
@@ -55,9 +63,17 @@ define ptr @g(ptr %from, ptr %to) {
   ret ptr %r
 }
 
+define ptr @counts(ptr %from, ptr %to) {
+  %n = load i64, ptr %from, align 8, !tbaa !4
+  store i64 %n, ptr %to, align 8, !tbaa !4
+  %r = load ptr, ptr %to
+  ret ptr %r
+}
+
 define void @use(ptr %f, ptr %df, ptr %t, ptr %dt) {
   %d = call double (ptr, ...) @__ad_gradient(ptr @f, double 1.0)
   %e = call double (ptr, ...) @__ad_gradient(ptr @g, ptr %f, ptr %df, ptr %t, ptr %dt)
+  %c = call double (ptr, ...) @__ad_gradient(ptr @counts, ptr %f, ptr %df, ptr %t, ptr %dt)
   ret void
 }
 
@@ -65,6 +81,27 @@ define void @use(ptr %f, ptr %df, ptr %t, ptr %dt) {
 !1 = !{!"any pointer", !2, i64 0}
 !2 = !{!"omnipotent char", !3, i64 0}
 !3 = !{!"Simple C/C++ TBAA"}
+!4 = !{!5, !5, i64 0}
+!5 = !{!"long", !2, i64 0}
+
+;--- unknown.ll
+declare void @__ad_gradient(ptr, ...)
+
+; %a's memory is read both as a double and as a pointer here.
+define double @h(ptr %a, ptr %b) {
+  %d = load double, ptr %a
+  %p = load ptr, ptr %a
+  %e = load double, ptr %p
+  %v = load i64, ptr %a
+  store i64 %v, ptr %b
+  %s = fadd double %d, %e
+  ret double %s
+}
+
+define void @use(ptr %a, ptr %da, ptr %b, ptr %db) {
+  call void (ptr, ...) @__ad_gradient(ptr @h, ptr %a, ptr %da, ptr %b, ptr %db)
+  ret void
+}
 
 ;--- twiddle.ll
 declare double @__ad_gradient(ptr, ...)
