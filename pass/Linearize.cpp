@@ -375,6 +375,12 @@ void Linearizer::linearizeCall(CallBase &CB) {
   if (!isDifferentiableType(CB.getType()) && Callee->onlyReadsMemory() &&
       !PassesActiveMemory)
     return;
+  // Neither suggestion below applies to resizing memory with derivatives.
+  if (Callee->getName() == "realloc" || Callee->getName() == "reallocarray")
+    return fail(CB, "cannot differentiate '" + Callee->getName() +
+                        "' of memory that carries derivatives (not "
+                        "supported yet): allocate the new block with malloc, "
+                        "copy the data, and free the old one");
   fail(CB, "cannot differentiate a call to '" + displayName(*Callee) +
                "': it has no derivative rule and its body is not visible "
                "in this translation unit (define it in this file, give it a "

@@ -301,6 +301,15 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
   ShadowBits[&LI] = Read;
 }
 
+/// What memory without a shadow that active data reaches is, for errors.
+static const char *memoryWithoutShadow(const Value *P) {
+  if (isa<AllocaInst>(getUnderlyingObject(P)))
+    return "a local variable that holds no floating-point data, such as an "
+           "integer or char buffer";
+  return "an AD_CONST pointer, or a global variable that holds pointers or "
+         "whose size this file does not know";
+}
+
 void Linearizer::linearizeStore(StoreInst &SI) {
   Value *V = SI.getValueOperand();
   Value *P = SI.getPointerOperand();
@@ -311,10 +320,9 @@ void Linearizer::linearizeStore(StoreInst &SI) {
                       "as an integer into memory without a shadow (an "
                       "integer or byte buffer): not supported yet");
     if (isVaried(V))
-      return fail(SI, "cannot differentiate: an active value is stored into "
-                      "memory without a shadow (an AD_CONST pointer, or a "
-                      "global variable that holds pointers or whose size "
-                      "this file does not know): not supported");
+      return fail(SI, Twine("cannot differentiate: an active value is stored "
+                            "into memory without a shadow (") +
+                          memoryWithoutShadow(P) + "): not supported");
     if (isShadowed(V))
       return fail(SI, "cannot differentiate: a pointer to memory that "
                       "carries derivatives is stored into memory without a "
@@ -490,10 +498,9 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   if (!*Elem)
     return; // no floating-point data: nothing to differentiate
   if (!DstShadowed)
-    return fail(MI, "cannot differentiate: active data is copied into "
-                    "memory without a shadow (an AD_CONST pointer, or a "
-                    "global variable that holds pointers or whose size "
-                    "this file does not know)");
+    return fail(MI, Twine("cannot differentiate: active data is copied into "
+                          "memory without a shadow (") +
+                        memoryWithoutShadow(Dst) + ")");
   Value *SDst = shadowOf(Dst, MI);
   if (!SDst)
     return;

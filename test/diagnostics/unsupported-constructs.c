@@ -7,6 +7,7 @@
 // RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O2
 #include <ad.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 double (*volatile fp)(double);
@@ -181,6 +182,33 @@ double flipped_rows(double *x, int n) {
   return d[0] * d[0] * d[0] + d[1];
 }
 
+// An active value stored into a local integer buffer (the error named only
+// AD_CONST pointers and globals).
+extern void keep_slots(int64_t *slots);
+double buffered(double x) {
+  int64_t slots[4];
+  double y = x * x;
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a local variable that holds no floating-point data, such as an integer or char buffer): not supported
+  memcpy(&slots[1], &y, 8);
+  keep_slots(slots);
+  double z;
+  memcpy(&z, &slots[1], 8);
+  return z;
+}
+
+// realloc of memory with derivatives (the error suggested AD_CUSTOM_JVP and
+// AD_INACTIVE, neither of which applies).
+double resized(double x) {
+  double *a = malloc(2 * sizeof(double));
+  a[0] = x;
+  a[1] = x * x;
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate 'realloc' of memory that carries derivatives (not supported yet): allocate the new block with malloc, copy the data, and free the old one
+  a = realloc(a, 4 * sizeof(double));
+  double r = a[0] + a[1];
+  free(a);
+  return r;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -195,5 +223,7 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   r += __ad_gradient(keyed_square, p, dp, 2);
   r += __ad_gradient(flipped_cube, p, dp);
   r += __ad_gradient(flipped_rows, p, dp, 2);
+  r += __ad_gradient(buffered, x);
+  r += __ad_gradient(resized, x);
   return r;
 }
