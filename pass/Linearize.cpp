@@ -521,6 +521,34 @@ static bool storesParameter(const Function &F, unsigned ArgNo,
   return false;
 }
 
+/// Whether \p F loads pointers through its pointer parameter \p ArgNo
+/// (through address arithmetic and choices): std::vector's
+/// _M_realloc_insert relocates the elements around its position argument,
+/// which is null when the vector is empty. Those pointers are stored where
+/// pointers with shadows are kept, so the parameter needs a shadow, even a
+/// null one.
+static bool loadsPointersThrough(const Function &F, unsigned ArgNo) {
+  if (F.isDeclaration() || ArgNo >= F.arg_size())
+    return false;
+  SmallVector<const Value *, 8> Work{F.getArg(ArgNo)};
+  SmallPtrSet<const Value *, 16> Seen{F.getArg(ArgNo)};
+  while (!Work.empty() && Seen.size() < 256) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (LI->getType()->isPointerTy())
+          return true;
+        continue;
+      }
+      if ((isa<GetElementPtrInst>(U) || isa<PHINode>(U) ||
+           isa<SelectInst>(U)) &&
+          Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
+}
+
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
                                    bool FirstArgConst, bool TouchesGlobals) {
   if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
@@ -536,7 +564,9 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       Roles.push_back(ArgRole::Const);
     else if (isShadowed(V) ||
              (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
-              storesParameter(Callee, U.getOperandNo())))
+              storesParameter(Callee, U.getOperandNo())) ||
+             (isa<ConstantPointerNull>(V) &&
+              loadsPointersThrough(Callee, U.getOperandNo())))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
              !isa<Constant>(tangentOf(V)))

@@ -12,8 +12,14 @@
 //   filled(x)  = 4 x^2                           (std::fill with x by
 //                                                 reference)
 //   scaled(x)  = 4 x^2                           (std::transform, lambda)
+//   history(x) = sum_{i<3} x^2 i = 3 x^2          (push_back of vectors into
+//                                                 an empty vector of vectors:
+//                                                 its first reallocation gets
+//                                                 a null position; an error
+//                                                 at -O2 before)
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -fno-exceptions -O3 %s -o %t.O3 %adlibs && %t.O3
 #include "ad.h"
 #include "adcheck.h"
 #include <algorithm>
@@ -86,6 +92,16 @@ double scaled(double x) {
   return std::accumulate(v.begin(), v.end(), 0.0) * x;
 }
 
+double history(double x) {
+  std::vector<std::vector<double>> hist;
+  for (int i = 0; i < 3; i++)
+    hist.push_back(std::vector<double>{x * i, x});
+  double s = 0;
+  for (auto &h : hist)
+    s += h[0] * h[1];
+  return s;
+}
+
 int main() {
   volatile double vx = 0.37;
   double x = vx;
@@ -120,6 +136,8 @@ int main() {
   ad_deriv("filled", __ad_gradient(filled, x), 8 * x, AD_FD(x, filled(x)),
            AD_TOL_D);
   ad_deriv("scaled", __ad_gradient(scaled, x), 8 * x, AD_FD(x, scaled(x)),
+           AD_TOL_D);
+  ad_deriv("history", __ad_gradient(history, x), 6 * x, AD_FD(x, history(x)),
            AD_TOL_D);
   return ad_finish();
 }
