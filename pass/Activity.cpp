@@ -361,6 +361,16 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           Mark(Info.Varied, &I);
         continue;
       }
+      // Bytes of memory with a shadow loaded as an integer and reinterpreted
+      // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
+      // x[i]): Linearize reads the tangent from the shadow's bytes.
+      if (auto *BC = dyn_cast<BitCastInst>(&I)) {
+        auto *LI = dyn_cast<LoadInst>(BC->getOperand(0));
+        if (LI && LI->getType()->isIntegerTy() &&
+            Info.Shadowed.count(LI->getPointerOperand()))
+          Mark(Info.Varied, &I);
+        continue;
+      }
       // A call reads memory through the pointers it is given, and may
       // read active globals.
       auto *CB = dyn_cast<CallBase>(&I);

@@ -143,16 +143,21 @@ const char *Linearizer::droppedDerivative(const Instruction &I) const {
       return "cannot differentiate floating-point bit manipulation (an "
              "active value reinterpreted as an integer, changed, and turned "
              "back): use fabs, copysign or a sign test instead";
-    // Bytes of memory that may carry derivatives, loaded as an integer
-    // (perhaps changed) and reinterpreted: the optimiser makes one integer
-    // load of `memcpy(&key, &x[i], 8)` and `x[i] * x[i]`, and a sign flip
-    // through memcpy becomes a load, an xor and a bitcast. The derivative
-    // stored with the bytes would be lost.
+    // Floating-point bytes loaded as an integer and reinterpreted unchanged
+    // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
+    // x[i]): the tangent is the shadow's bytes (linearizeIntegerLoad).
+    Value *Bits = ShadowBits.lookup(I.getOperand(0));
+    if (Bits && isLinear(Bits) && Bits->getType() == I.getType())
+      return nullptr;
+    // Bytes of memory that may carry derivatives, loaded as an integer,
+    // changed (or of unknown kind) and reinterpreted: a sign flip through
+    // memcpy becomes a load, an xor and a bitcast. The derivative stored
+    // with the bytes would be lost.
     if (bitsLoadedFromActiveMemory(I.getOperand(0)))
-      return "cannot differentiate a floating-point value read from memory "
-             "as an integer (type punning, or the optimiser merging it with "
-             "an integer view of the same bytes, such as memcpy into a "
-             "uint64_t): not supported yet";
+      return "cannot differentiate a floating-point value made from bytes "
+             "of memory that carries derivatives, read as an integer and "
+             "changed (type punning, such as a sign flip through memcpy "
+             "into a uint64_t): not supported yet";
     // A callee given active data that returns a float in integer bits.
     if (const CallBase *CB = callBitsComeFrom(I.getOperand(0));
         CB && !isa<IntrinsicInst>(CB) && readsActiveData(*CB))
@@ -336,6 +341,16 @@ void Linearizer::linearizeInstruction(Instruction &I) {
     return linearizeMemIntrinsic(*MI);
   if (auto *CB = dyn_cast<CallBase>(&I))
     return linearizeCall(*CB);
+  // An integer load of floating-point bytes, reinterpreted: the tangent is
+  // the shadow's bytes, read where the integer was (linearizeIntegerLoad).
+  if (auto *BC = dyn_cast<BitCastInst>(&I);
+      BC && BC->getSrcTy()->isIntegerTy()) {
+    Value *Bits = ShadowBits.lookup(BC->getOperand(0));
+    if (Bits && isLinear(Bits) && Bits->getType() == BC->getType()) {
+      Tangent[BC] = Bits;
+      return;
+    }
+  }
   if (const JvpRule *R = findJvpRule(I, nullptr))
     return applyRule(I, *R);
   if (auto DataOps = linearDataOperands(I.getOpcode()))

@@ -269,7 +269,10 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
     auto *SI = dyn_cast<StoreInst>(U);
     return SI && SI->getValueOperand() == &LI;
   });
-  if (!Stored || LI.isAtomic() || LI.isVolatile())
+  bool Reinterpreted = llvm::any_of(LI.users(), [](const User *U) {
+    return isa<BitCastInst>(U) && U->getType()->isFloatingPointTy();
+  });
+  if ((!Stored && !Reinterpreted) || LI.isAtomic() || LI.isVolatile())
     return;
   const DataLayout &DL = LI.getDataLayout();
   uint64_t Bytes = DL.getTypeStoreSize(LI.getType());

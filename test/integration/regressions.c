@@ -5,6 +5,9 @@
 //    with an aligned vector store at -O2);
 //  * two such arrays of 24 bytes, reached through an array of pointers: the
 //    second shadow sat at a tape offset of 16k + 8 (segfault at -O1, -Os);
+//  * the bytes of x[i] read both as a key (memcpy into a uint64_t) and as a
+//    double: from -O1 one i64 load and a bitcast, whose derivative was
+//    silently 0 (later an error, now read from the shadow's bytes);
 //  * a pointer stored as an integer (uintptr_t) into a table of pointers,
 //    which InstCombine also makes of some pointer stores: its shadow was
 //    not stored (segfault at -O0 and -O1);
@@ -23,6 +26,7 @@
 #include "ad.h"
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "adcheck.h"
 
 double aligned_local(const double *x, int n) {
@@ -43,6 +47,19 @@ double row_pointers(const double *x, int n) {
     for (int j = 0; j < 3; j++)
       rows[i][j] *= n;
   return r0[0] * r1[2];
+}
+
+static uint64_t last_key;
+double keyed_square(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t key;
+    memcpy(&key, &x[i], 8);
+    if (key != last_key)
+      s += 1.0;
+    s += x[i] * x[i];
+  }
+  return s;
 }
 
 double pointer_as_integer(double x) {
@@ -117,6 +134,11 @@ int main(void) {
   for (int k = 0; k < 6; ++k)
     ad_check(ad_fmt("row_pointers d/dx%d", k), drx[k],
              k == 0 ? 4 * rx[5] : k == 5 ? 4 * rx[0] : 0, 1e-12, 0);
+
+  double kx[3] = {0.5, -1.5, 2.25}, dk[3] = {0};
+  __ad_gradient(keyed_square, kx, dk, 3);
+  for (int k = 0; k < 3; ++k)
+    ad_check(ad_fmt("keyed_square d/dx%d", k), dk[k], 2 * kx[k], 1e-12, 0);
 
   ad_check("pointer_as_integer", __ad_gradient(pointer_as_integer, 0.7),
            -1.3 * 0.7, 1e-12, 0);
