@@ -71,6 +71,12 @@ public:
   /// that only names the (function, activity) pair.
   void setJvpsDisposable(bool B) { JvpsDisposable = B; }
   bool jvpsDisposable() const { return JvpsDisposable; }
+  /// Set while a request differentiates code that already uses the
+  /// runtime tape (derived code of an inner request, with loops). The
+  /// runtime tape is one LIFO stack, so the new derivative must not push
+  /// records of its own (Unzip checks).
+  void setRuntimeTapeInCode(bool B) { RuntimeTapeInCode = B; }
+  bool runtimeTapeInCode() const { return RuntimeTapeInCode; }
   /// Drops cached analyses of \p F (its body changed hands).
   void forgetAnalyses(llvm::Function &F);
 
@@ -103,6 +109,7 @@ private:
   Diagnostics &Diags;
   bool OptimizeSources;
   bool JvpsDisposable = false;
+  bool RuntimeTapeInCode = false;
   CustomRules Rules;
   GlobalShadows Globals;
   std::vector<llvm::Function *> Generated;

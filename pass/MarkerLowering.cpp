@@ -527,6 +527,20 @@ innerRequestsFirst(Module &M, ArrayRef<CallBase *> Markers,
   return Order;
 }
 
+/// Whether \p F or a function it reaches calls the runtime tape: derived
+/// code of an inner request whose function has loops.
+static bool reachesRuntimeTape(Module &M, Function &F,
+                               const CustomRules &Rules) {
+  SmallVector<Function *, 1> Roots{&F};
+  for (const Function *G : reachableFunctions(M, Roots, Rules))
+    for (const Instruction &I : instructions(*G))
+      if (auto *CB = dyn_cast<CallBase>(&I);
+          CB && CB->getCalledFunction() &&
+          CB->getCalledFunction()->getName().starts_with("__ad_tape_"))
+        return true;
+  return false;
+}
+
 SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   SmallVector<CallBase *, 8> Markers = findMarkers(M);
   SmallSetVector<Function *, 8> Callers;
@@ -545,6 +559,7 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
     D.diags().setRequest(Marker);
     D.beginRequest();
     std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
+    D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
     bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
     D.endRequest(Ok);
     if (!Ok && !Marker->getType()->isVoidTy())

@@ -5,6 +5,11 @@
 // rule for __ad_gradient" when the outer request came first).
 //   f(x)    = sin x * x^2       f'' = -sin x x^2 + 4 x cos x + 2 sin x
 //   g(x, y) = sin x * y^2 + x^2 y     d2g/dxdy = 2 y cos x + 2 x
+//   h(x, n) = sum_{i<=n} i x^3         h'' = 6 x n(n+1)/2
+// The inner gradient of h loops, so at -O0 its derivative keeps records on
+// the runtime tape: the outer derivative is taken in forward mode there
+// (reverse over it is a clear error at -O0: diagnostics/nested-reverse-loop.c;
+// at -O2 it works and is checked too).
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
@@ -17,6 +22,14 @@ double d2_after(double x);
 
 double g(double x, double y) { return sin(x) * y * y + x * x * y; }
 double dg_dx(double x, double y) { return __ad_gradient(g, x, AD_CONST, y); }
+
+double h(double x, int n) {
+  double s = 0;
+  for (int i = 1; i <= n; i++)
+    s += x * x * x * i;
+  return s;
+}
+double dh(double x, int n) { return __ad_gradient(h, x, n); }
 
 int main(void) {
   volatile double vx = 0.9, vy = -1.3;
@@ -34,6 +47,15 @@ int main(void) {
            AD_FD(x, d2_after(x)), AD_TOL_D);
   ad_deriv("mixed partial", __ad_gradient(dg_dx, AD_CONST, x, y),
            2 * y * cos(x) + 2 * x, AD_FD(y, dg_dx(x, y)), AD_TOL_D);
+  volatile int vn = 5;
+  int n = vn;
+  double hpp = 6 * x * n * (n + 1) / 2;
+  ad_deriv("fwd over rev, looped", __ad_derivative(dh, x, 1.0, n), hpp,
+           AD_FD(x, dh(x, n)), AD_TOL_D);
+#ifdef __OPTIMIZE__
+  ad_deriv("rev over rev, looped", __ad_gradient(dh, x, n), hpp,
+           AD_FD(x, dh(x, n)), AD_TOL_D);
+#endif
   return ad_finish();
 }
 
