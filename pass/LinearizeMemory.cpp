@@ -313,10 +313,29 @@ static const char *memoryWithoutShadow(const Value *P) {
          "whose size this file does not know";
 }
 
+/// Whether \p P points into the runtime tape: derived code of an inner
+/// request whose function loops.
+static bool isRuntimeTapeMemory(const Value *P) {
+  auto *CB = dyn_cast<CallBase>(getUnderlyingObject(P));
+  Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  return Callee && Callee->getName().starts_with("__ad_tape_");
+}
+
+static constexpr const char *NestedTapeReason =
+    "cannot differentiate derived code that keeps values with derivatives "
+    "on the runtime tape (the gradient of a function whose loop keeps "
+    "per-iteration values, requested inside the function being "
+    "differentiated): not supported yet; nest the other way round (the "
+    "gradient of a function that calls __ad_derivative), or keep the inner "
+    "function free of such loops";
+
 void Linearizer::linearizeStore(StoreInst &SI) {
   Value *V = SI.getValueOperand();
   Value *P = SI.getPointerOperand();
   Type *T = V->getType();
+  if ((isVaried(V) && isRuntimeTapeMemory(P)) ||
+      (T->isPointerTy() && isRuntimeTapeMemory(V) && isShadowed(P)))
+    return fail(SI, NestedTapeReason);
   if (!isShadowed(P)) {
     if (auto *Bits = ShadowBits.lookup(V); Bits && isLinear(Bits))
       return fail(SI, "cannot differentiate: floating-point data is copied "

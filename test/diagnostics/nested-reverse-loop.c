@@ -4,8 +4,14 @@
 // pops on that one LIFO stack. This gave twice the second derivative,
 // garbage or a hang; it is an error naming the way that works (forward
 // over reverse: integration/second_derivatives.c).
-// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s
+// When the inner derivative keeps values with derivatives on the runtime
+// tape (sin(i x) / i: the partials of each iteration), no outer derivative
+// of it is supported, at any level; the error said "an AD_CONST pointer,
+// or a global variable" and now says what it is and which nesting works.
+// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
+// RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
+#include <math.h>
 
 double h(double x) {
   double s = 0;
@@ -16,6 +22,16 @@ double h(double x) {
 double dh(double x) { return __ad_gradient(h, x); }
 
 double d2h(double x) {
-  // CHECK: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate in reverse mode code that itself computes a gradient through a loop (a nested __ad_gradient whose function loops): not supported yet; take the outer derivative in forward mode (__ad_derivative of the function that calls __ad_gradient)
+  // O0: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate in reverse mode code that itself computes a gradient through a loop (a nested __ad_gradient whose function loops): not supported yet; take the outer derivative in forward mode (__ad_derivative of the function that calls __ad_gradient)
   return __ad_gradient(dh, x);
 }
+
+double waves(double x, int n) {
+  double s = 0;
+  // CHECK: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate derived code that keeps values with derivatives on the runtime tape (the gradient of a function whose loop keeps per-iteration values, requested inside the function being differentiated): not supported yet; nest the other way round (the gradient of a function that calls __ad_derivative), or keep the inner function free of such loops
+  for (int i = 1; i <= n; i++)
+    s += sin(i * x) / i;
+  return s;
+}
+double dwaves(double x, int n) { return __ad_gradient(waves, x, n); }
+double d2waves(double x, int n) { return __ad_derivative(dwaves, x, 1.0, n); }
