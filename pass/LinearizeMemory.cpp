@@ -316,7 +316,20 @@ static const char *memoryWithoutShadow(const Value *P) {
 /// Whether \p P points into the runtime tape: derived code of an inner
 /// request whose function loops.
 static bool isRuntimeTapeMemory(const Value *P) {
-  auto *CB = dyn_cast<CallBase>(getUnderlyingObject(P));
+  const Value *Obj = getUnderlyingObject(P);
+  // The tape parameter of a g.fwd whose caller pushed g's tape.
+  if (auto *A = dyn_cast<Argument>(Obj)) {
+    // In g.fwd's JVP (being built), g.fwd's own parameters come first.
+    const Function *F = A->getParent();
+    auto Info = getDerivedInfo(*F);
+    if (Info && Info->Kind == DerivedKind::Jvp) {
+      F = Info->Primal;
+      Info = getDerivedInfo(*F);
+    }
+    return Info && Info->Kind == DerivedKind::Fwd &&
+           A->getArgNo() + 1 == F->arg_size();
+  }
+  auto *CB = dyn_cast<CallBase>(Obj);
   Function *Callee = CB ? CB->getCalledFunction() : nullptr;
   return Callee && Callee->getName().starts_with("__ad_tape_");
 }
@@ -333,7 +346,7 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   Value *V = SI.getValueOperand();
   Value *P = SI.getPointerOperand();
   Type *T = V->getType();
-  if ((isVaried(V) && isRuntimeTapeMemory(P)) ||
+  if ((isVaried(V) && !isShadowed(P) && isRuntimeTapeMemory(P)) ||
       (T->isPointerTy() && isRuntimeTapeMemory(V) && isShadowed(P)))
     return fail(SI, NestedTapeReason);
   if (!isShadowed(P)) {

@@ -35,3 +35,18 @@ double waves(double x, int n) {
 }
 double dwaves(double x, int n) { return __ad_gradient(waves, x, n); }
 double d2waves(double x, int n) { return __ad_derivative(dwaves, x, 1.0, n); }
+
+// The same when the values are kept by a callee whose tape is pushed per
+// call (the error named AD_CONST pointers and globals).
+static double wave(double v) {
+  // O0: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate derived code that keeps values with derivatives on the runtime tape
+  return sin(v) * v;
+}
+double calls(double x, int n) {
+  double s = 0;
+  for (int i = 1; i <= n; i++)
+    s += wave(i * x);
+  return s;
+}
+double dcalls(double x, int n) { return __ad_gradient(calls, x, n); }
+double d2calls(double x, int n) { return __ad_derivative(dcalls, x, 1.0, n); }
