@@ -78,6 +78,14 @@ static std::string cTypeName(Type *T) {
     return "a pointer";
   if (T->isVoidTy())
     return "void";
+  // How x86-64 passes struct {float a, b;} and a complex float by value,
+  // and what a vector extension type is.
+  if (auto *VT = dyn_cast<FixedVectorType>(T)) {
+    std::string N = std::to_string(VT->getNumElements());
+    std::string E = cTypeName(VT->getElementType());
+    return N + " " + E + " values in one vector (a struct of " + N + " " + E +
+           " fields, a complex, or a vector type, passed by value)";
+  }
   std::string S;
   raw_string_ostream OS(S);
   OS << *T;

@@ -12,6 +12,11 @@ grad3 __ad_gradient_3(void *fn, ...) AD_MARKER;
 
 double f(double x, double y) { return x * y; }
 
+// A struct of two floats passed by value is one <2 x float> (the message
+// showed that IR type).
+typedef struct { float a, b; } pair_f;
+float pf(pair_f p) { return p.a * p.b; }
+
 double use(double x, double y) {
   double r = 0;
   // CHECK: return-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient is declared to return double, which does not match the derivative: it must return a struct with one field per active argument, in order: {double, double}
@@ -22,5 +27,8 @@ double use(double x, double y) {
   grad2 g2 = __ad_gradient_2(f, x, AD_CONST, y);
   // CHECK: return-mismatch.c:[[@LINE+1]]:14: error: __ad_gradient_3 is declared to return a struct {double, double, double}, which does not match the derivative: it must return a struct with one field per active argument, in order: {double, double}
   grad3 g3 = __ad_gradient_3(f, x, y);
+  pair_f p = {1, 2};
+  // CHECK: return-mismatch.c:[[@LINE+1]]:8: error: __ad_gradient_f is declared to return float, which does not match the derivative: it must return 2 float values in one vector (a struct of 2 float fields, a complex, or a vector type, passed by value)
+  r += __ad_gradient_f(pf, p);
   return r + g2.dx + g3.dx;
 }
