@@ -103,6 +103,13 @@ void __ad_shadow_live(void *shadow);
 /* Derivative code calling through a function pointer whose target it has no
  * derivative of: aborts with a message. */
 void __ad_unknown_target(void *target);
+/* Called by a request before its derivative runs, for each pointer argument
+ * with a shadow and each global variable the derivative gives a shadow of
+ * its own: aborts with a message if `arg` points into the global's `bytes`
+ * bytes at `global`. That global would then have two shadows, the
+ * caller's and the pass's, and the derivative would be wrong. */
+void __ad_check_not_in_global(const void *arg, const void *global,
+                              size_t bytes, const char *name);
 
 /*--- Special functions -----------------------------------------------------*/
 /* Called by derivative code (lgamma' = digamma, tgamma' = tgamma digamma,

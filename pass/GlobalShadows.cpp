@@ -164,6 +164,13 @@ Constant *GlobalShadows::shadowOf(Constant *P) {
   return S;
 }
 
+GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {
+  for (auto &[Primal, S] : PrimalToShadow)
+    if (S == Shadow)
+      return Primal;
+  return nullptr;
+}
+
 SmallSetVector<GlobalVariable *, 4>
 GlobalShadows::shadowsUsedFrom(Function &F) const {
   SmallSetVector<GlobalVariable *, 4> Used;

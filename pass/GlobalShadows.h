@@ -60,6 +60,8 @@ public:
   bool isShadowGlobal(const llvm::GlobalVariable *GV) const {
     return Shadows.count(GV);
   }
+  /// The global whose shadow is \p Shadow (a shadow global).
+  llvm::GlobalVariable *primalOf(const llvm::GlobalVariable *Shadow) const;
   /// The shadow globals that \p F and every function it references use, in
   /// the order first found.
   llvm::SmallSetVector<llvm::GlobalVariable *, 4>

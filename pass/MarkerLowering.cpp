@@ -401,6 +401,44 @@ static void zeroGlobalShadows(IRBuilder<> &B, Function &Derived,
                    S->getAlign());
 }
 
+/// A pointer argument with a shadow that points into a global whose
+/// shadow the derived code keeps itself (x == G in f(x) that also writes
+/// G by name) would give that memory two shadows: a wrong derivative. It
+/// cannot be ruled out here, so the request checks at run time, before
+/// \p Derived (and what it calls) runs, and aborts with a message.
+static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
+                                         ArrayRef<Function *> Derived,
+                                         Differentiator &D) {
+  SmallSetVector<GlobalVariable *, 4> Shadows;
+  for (Function *F : Derived)
+    Shadows.set_union(D.globals().shadowsUsedFrom(*F));
+  if (Shadows.empty())
+    return;
+  Module &M = D.module();
+  LLVMContext &Ctx = M.getContext();
+  Type *Ptr = PointerType::getUnqual(Ctx);
+  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
+  FunctionCallee Check = M.getOrInsertFunction(
+      "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
+  for (GlobalVariable *S : Shadows) {
+    GlobalVariable *G = D.globals().primalOf(S);
+    if (!G)
+      continue;
+    Constant *Name = nullptr;
+    for (unsigned K = 0; K < R.Args.size(); ++K) {
+      if (!R.Act.isDup(K) || !R.Args[K]->getType()->isPointerTy())
+        continue;
+      if (!Name)
+        Name = B.CreateGlobalString(G->getName(), "ad.global.name");
+      B.CreateCall(Check,
+                   {R.Args[K], G,
+                    ConstantInt::get(SizeTy, M.getDataLayout().getTypeAllocSize(
+                                                 G->getValueType())),
+                    Name});
+    }
+  }
+}
+
 static bool lowerGradient(Request &R, Differentiator &D) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
@@ -425,6 +463,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   AllocaInst *Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
 
   IRBuilder<> B(&Marker);
+  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
@@ -468,6 +507,7 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   IRBuilder<> B(R.Marker);
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
+  checkArgumentsOutsideGlobals(B, R, {Jvp}, D);
   zeroGlobalShadows(B, *Jvp, D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());

@@ -12,6 +12,7 @@
 #include "RuntimeState.h"
 #include "ad_runtime.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,4 +63,19 @@ extern "C" void __ad_unknown_target(void *Target) {
                "is not one of the functions of its translation unit whose "
                "address is taken; it has no derivative",
                Target);
+}
+
+/// A pointer argument with a shadow that points into a global the
+/// derivative shadows itself (MarkerLowering.cpp in the pass).
+extern "C" void __ad_check_not_in_global(const void *Arg, const void *Global,
+                                         size_t Bytes, const char *Name) {
+  auto A = reinterpret_cast<uintptr_t>(Arg);
+  auto G = reinterpret_cast<uintptr_t>(Global);
+  if (A >= G && A - G < Bytes)
+    __adrt_fatal("a pointer argument of a derivative request points into the "
+                 "global variable '%s', which the differentiated code also "
+                 "uses by name: the derivative would be wrong (not supported; "
+                 "pass a copy of the global, or use it only through the "
+                 "pointer)",
+                 Name);
 }
