@@ -200,6 +200,30 @@ static bool onlyCalleesStorePointersInto(const AllocaInst &AI) {
       AI, [](const Value *, bool PassedToCall) { return PassedToCall; });
 }
 
+/// Bytes from alloca() (an i8 array allocation) that the function reads or
+/// writes as floating point: memory for doubles, not a char buffer.
+static bool isFloatingPointBuffer(const AllocaInst &AI) {
+  if (!AI.isArrayAllocation() || !AI.getAllocatedType()->isIntegerTy(8))
+    return false;
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 16> Seen{&AI};
+  while (!Work.empty() && Seen.size() < 64) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U);
+          LI && containsFloatingPoint(LI->getType()))
+        return true;
+      if (auto *SI = dyn_cast<StoreInst>(U);
+          SI && SI->getPointerOperand() == V &&
+          containsFloatingPoint(SI->getValueOperand()->getType()))
+        return true;
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
+}
+
 bool isPointerLike(const Type *T) {
   if (T->isPointerTy())
     return true;
@@ -280,6 +304,7 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           // pointers into inactive memory (an iterator over AD_CONST data)
           // has no shadow.
           if (containsFloatingPoint(AI->getAllocatedType()) ||
+              isFloatingPointBuffer(*AI) ||
               (containsPointer(AI->getAllocatedType()) &&
                !allPointersStoredInto(*AI, [&](const Value *P, bool) {
                  return !Info.Shadowed.count(P);

@@ -44,6 +44,16 @@ double vla(double x, int n) {
   return t[n - 1];
 }
 
+// Memory from alloca() of a run-time size is a dynamic alloca too (it was
+// "a local variable that holds no floating-point data").
+double alloca_rows(double x, int n) {
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate through a variable-length array (a dynamic alloca): not supported yet
+  double *t = __builtin_alloca(n * sizeof(double));
+  for (int i = 0; i < n; ++i)
+    t[i] = x * i;
+  return t[n - 1];
+}
+
 double extended(double x) {
   // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate long double (or __float128) arithmetic: not supported; compute in double
   long double y = x;
@@ -196,7 +206,7 @@ double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
              __ad_gradient(writes_unsized_global, x) +
-             __ad_gradient(vla, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
+             __ad_gradient(vla, x, 4) + __ad_gradient(alloca_rows, x, 4) + __ad_gradient(keeps_pointer, p, dp) +
              __ad_gradient(extended, x) + __ad_gradient(bit_abs, x) +
              __ad_gradient(float_in_int, x) + __ad_gradient(pass_packed, x) +
              __ad_gradient(return_dfi, x) +

@@ -8,6 +8,9 @@
 //  * the bytes of x[i] read both as a key (memcpy into a uint64_t) and as a
 //    double: from -O1 one i64 load and a bitcast, whose derivative was
 //    silently 0 (later an error, now read from the shadow's bytes);
+//  * doubles in memory from alloca() of a constant size (an i8 array at -O0,
+//    which got no shadow: "a local variable that holds no floating-point
+//    data" at -O0 only);
 //  * a pointer stored as an integer (uintptr_t) into a table of pointers,
 //    which InstCombine also makes of some pointer stores: its shadow was
 //    not stored (segfault at -O0 and -O1);
@@ -60,6 +63,14 @@ double keyed_square(const double *x, int n) {
     s += x[i] * x[i];
   }
   return s;
+}
+
+double alloca_buffer(double x) {
+  double *t = __builtin_alloca(3 * sizeof(double));
+  t[0] = x;
+  t[1] = x * x;
+  t[2] = t[0] * t[1];
+  return t[2];
 }
 
 double pointer_as_integer(double x) {
@@ -139,6 +150,9 @@ int main(void) {
   __ad_gradient(keyed_square, kx, dk, 3);
   for (int k = 0; k < 3; ++k)
     ad_check(ad_fmt("keyed_square d/dx%d", k), dk[k], 2 * kx[k], 1e-12, 0);
+
+  ad_check("alloca_buffer", __ad_gradient(alloca_buffer, 0.7), 3 * 0.7 * 0.7,
+           1e-12, 0);
 
   ad_check("pointer_as_integer", __ad_gradient(pointer_as_integer, 0.7),
            -1.3 * 0.7, 1e-12, 0);
