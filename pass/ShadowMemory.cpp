@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 
 using namespace llvm;
@@ -100,6 +101,22 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
     collectCopiedKinds(AI->getAllocatedType(), Out);
     return true;
   }
+  // In optimised code clang tags every access of a scalar with its type
+  // (TBAA); an untagged integer access is a lowered memcpy (a std::vector
+  // moving its doubles as i64), which says nothing about the data. At -O0
+  // nothing is tagged, and integer accesses are the program's own.
+  const Function *F = nullptr;
+  if (auto *I = dyn_cast<Instruction>(Ptr))
+    F = I->getFunction();
+  else if (auto *A = dyn_cast<Argument>(Ptr))
+    F = A->getParent();
+  bool Tagged = F && llvm::any_of(instructions(*F), [](const Instruction &I) {
+                  return I.hasMetadata(LLVMContext::MD_tbaa);
+                });
+  auto SaysNothing = [&](const Instruction &Access, Type *T) {
+    return Tagged && T->isIntegerTy() &&
+           !Access.hasMetadata(LLVMContext::MD_tbaa);
+  };
   bool Typed = false;
   SmallVector<const Value *, 8> Work{Obj};
   SmallPtrSet<const Value *, 16> Seen{Obj};
@@ -107,10 +124,14 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (SaysNothing(*LI, LI->getType()))
+          continue;
         collectCopiedKinds(LI->getType(), Out);
         Typed = true;
       } else if (auto *SI = dyn_cast<StoreInst>(U);
                  SI && SI->getPointerOperand() == V) {
+        if (SaysNothing(*SI, SI->getValueOperand()->getType()))
+          continue;
         collectCopiedKinds(SI->getValueOperand()->getType(), Out);
         Typed = true;
       } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
