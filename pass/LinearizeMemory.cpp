@@ -22,6 +22,7 @@
 #include "Linearity.h"
 #include "LinearizeImpl.h"
 #include "ShadowMemory.h"
+#include "TapeRuntime.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -329,9 +330,7 @@ static bool isRuntimeTapeMemory(const Value *P) {
     return Info && Info->Kind == DerivedKind::Fwd &&
            A->getArgNo() + 1 == F->arg_size();
   }
-  auto *CB = dyn_cast<CallBase>(Obj);
-  Function *Callee = CB ? CB->getCalledFunction() : nullptr;
-  return Callee && Callee->getName().starts_with("__ad_tape_");
+  return callsTapeRuntime(Obj);
 }
 
 static constexpr const char *NestedTapeReason =

@@ -4,6 +4,7 @@
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "Linearize.h"
+#include "TapeRuntime.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Statistic.h"
@@ -582,9 +583,7 @@ static bool reachesRuntimeTape(Module &M, Function &F,
   SmallVector<Function *, 1> Roots{&F};
   for (const Function *G : reachableFunctions(M, Roots, Rules))
     for (const Instruction &I : instructions(*G))
-      if (auto *CB = dyn_cast<CallBase>(&I);
-          CB && CB->getCalledFunction() &&
-          CB->getCalledFunction()->getName().starts_with("__ad_tape_"))
+      if (callsTapeRuntime(&I))
         return true;
   return false;
 }

@@ -71,6 +71,12 @@ bool isTapeCall(const Value *V, TapeOp Op) {
   return F && F->getName() == tapeFunctionName(Op);
 }
 
+bool callsTapeRuntime(const Value *V) {
+  auto *CB = dyn_cast<CallBase>(V);
+  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+  return F && F->getName().starts_with("__ad_tape_");
+}
+
 // The type, not its size: a recursive callee's tape may still be opaque
 // here; its layout is known by the time f.rev is built.
 void markCalleeTapeOnStack(Instruction *LinCall, Type *TapeTy) {

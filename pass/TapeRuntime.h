@@ -30,6 +30,9 @@ void publishTapeSize(llvm::Module &M, llvm::StructType *TapeTy);
 
 /// Whether \p V is a call of the runtime's tape function for \p Op.
 bool isTapeCall(const llvm::Value *V, TapeOp Op);
+/// Whether \p V calls any of the runtime's tape functions (push, pop, read,
+/// the array variants, mark and seek): derived code with loops.
+bool callsTapeRuntime(const llvm::Value *V);
 
 /// The pop that undoes \p Read (same record size), built by \p B.
 llvm::CallInst *emitPopFor(llvm::IRBuilderBase &B, const llvm::CallInst &Read);
