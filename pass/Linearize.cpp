@@ -115,6 +115,12 @@ static const char *const FloatInIntegerReason =
     "value, which x86-64 packs into one integer register): pass it through "
     "a pointer, or use double fields";
 
+Value *Linearizer::reinterpretedTangent(const BitCastInst &BC) const {
+  Value *Bits = ShadowBits.lookup(BC.getOperand(0));
+  return Bits && isLinear(Bits) && Bits->getType() == BC.getType() ? Bits
+                                                                   : nullptr;
+}
+
 bool Linearizer::bitsLoadedFromActiveMemory(const Value *V) const {
   SmallVector<const Value *, 8> Work{V};
   SmallPtrSet<const Value *, 16> Seen{V};
@@ -146,8 +152,7 @@ const char *Linearizer::droppedDerivative(const Instruction &I) const {
     // Floating-point bytes loaded as an integer and reinterpreted unchanged
     // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
     // x[i]): the tangent is the shadow's bytes (linearizeIntegerLoad).
-    Value *Bits = ShadowBits.lookup(I.getOperand(0));
-    if (Bits && isLinear(Bits) && Bits->getType() == I.getType())
+    if (reinterpretedTangent(cast<BitCastInst>(I)))
       return nullptr;
     // Bytes of memory that may carry derivatives, loaded as an integer,
     // changed (or of unknown kind) and reinterpreted: a sign flip through
@@ -343,14 +348,11 @@ void Linearizer::linearizeInstruction(Instruction &I) {
     return linearizeCall(*CB);
   // An integer load of floating-point bytes, reinterpreted: the tangent is
   // the shadow's bytes, read where the integer was (linearizeIntegerLoad).
-  if (auto *BC = dyn_cast<BitCastInst>(&I);
-      BC && BC->getSrcTy()->isIntegerTy()) {
-    Value *Bits = ShadowBits.lookup(BC->getOperand(0));
-    if (Bits && isLinear(Bits) && Bits->getType() == BC->getType()) {
+  if (auto *BC = dyn_cast<BitCastInst>(&I))
+    if (Value *Bits = reinterpretedTangent(*BC)) {
       Tangent[BC] = Bits;
       return;
     }
-  }
   if (const JvpRule *R = findJvpRule(I, nullptr))
     return applyRule(I, *R);
   if (auto DataOps = linearDataOperands(I.getOpcode()))

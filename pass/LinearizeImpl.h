@@ -63,6 +63,10 @@ private:
   /// tangent follows computed from active data, or an active value's bits
   /// turned back into floating point), or null.
   const char *droppedDerivative(const llvm::Instruction &I) const;
+  /// The tangent of \p BC when it reinterprets an integer load of
+  /// floating-point bytes (the shadow's bytes, read by
+  /// linearizeIntegerLoad), or null.
+  llvm::Value *reinterpretedTangent(const llvm::BitCastInst &BC) const;
   /// Whether integer \p V is made (by integer arithmetic, casts and
   /// choices) from an integer load of memory with a shadow.
   bool bitsLoadedFromActiveMemory(const llvm::Value *V) const;

@@ -266,23 +266,19 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
 /// bytes of unknown kind the size of a float, double or pointer are an
 /// error when they are stored into memory with a shadow.
 void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
-  bool Stored = llvm::any_of(LI.users(), [&](const User *U) {
-    auto *SI = dyn_cast<StoreInst>(U);
-    return SI && SI->getValueOperand() == &LI;
-  });
-  bool Reinterpreted = llvm::any_of(LI.users(), [](const User *U) {
-    return isa<BitCastInst>(U) && U->getType()->isFloatingPointTy();
-  });
+  bool Stored = false, StoredWithShadow = false, Reinterpreted = false;
+  for (const User *U : LI.users()) {
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == &LI) {
+      Stored = true;
+      StoredWithShadow |= isShadowed(SI->getPointerOperand());
+    }
+    Reinterpreted |= isa<BitCastInst>(U) && U->getType()->isFloatingPointTy();
+  }
   if ((!Stored && !Reinterpreted) || LI.isAtomic() || LI.isVolatile())
     return;
   const DataLayout &DL = LI.getDataLayout();
   uint64_t Bytes = DL.getTypeStoreSize(LI.getType());
   std::optional<Type *> Kind = inferIntegerAccessBits(LI, P, Bytes);
-  bool StoredWithShadow = llvm::any_of(LI.users(), [&](const User *U) {
-    auto *SI = dyn_cast<StoreInst>(U);
-    return SI && SI->getValueOperand() == &LI &&
-           isShadowed(SI->getPointerOperand());
-  });
   // Bytes the size of a float, double or pointer, of a kind nothing
   // tells: moving them as an integer could drop a derivative or a shadow.
   if (!Kind && StoredWithShadow && (Bytes == 4 || Bytes == 8))
