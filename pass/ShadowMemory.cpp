@@ -110,12 +110,17 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
     F = I->getFunction();
   else if (auto *A = dyn_cast<Argument>(Ptr))
     F = A->getParent();
-  bool Tagged = F && llvm::any_of(instructions(*F), [](const Instruction &I) {
-                  return I.hasMetadata(LLVMContext::MD_tbaa);
-                });
+  // Whether F is tagged at all: asked only of untagged integer accesses,
+  // then once (a walk over F).
+  std::optional<bool> Tagged;
   auto SaysNothing = [&](const Instruction &Access, Type *T) {
-    return Tagged && T->isIntegerTy() &&
-           !Access.hasMetadata(LLVMContext::MD_tbaa);
+    if (!F || !T->isIntegerTy() || Access.hasMetadata(LLVMContext::MD_tbaa))
+      return false;
+    if (!Tagged)
+      Tagged = llvm::any_of(instructions(*F), [](const Instruction &I) {
+        return I.hasMetadata(LLVMContext::MD_tbaa);
+      });
+    return *Tagged;
   };
   bool Typed = false;
   SmallVector<const Value *, 8> Work{Obj};
