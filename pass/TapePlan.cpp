@@ -175,8 +175,11 @@ void Unzipper::finalizeRecordResiduals() {
     R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
     Layout.Reads[{&BB, V}] = {Key, It->second};
   };
-  for (auto [BB, V] : Requests)
-    Place(*BB, V);
+  // By index: placing one request can add others (a value outside loops
+  // is rematerialized from an operand computed in another loop, which the
+  // record must then hold), and those are placed in turn.
+  for (size_t K = 0; K < Requests.size(); ++K)
+    Place(*Requests[K].first, Requests[K].second);
 }
 
 /// Whether f.lin and f.rev can compute \p S in \p UseBB: an affine

@@ -208,7 +208,9 @@ void Unzipper::buildFwd(Function *Fwd) {
   }
   // g.jvp(x, dx) becomes g.fwd(x, tape of g): a field of the static tape,
   // or, inside a loop, a tape pushed for this call.
-  DenseMap<CallBase *, Value *> PushedCalleeTape;
+  // Keyed by f.jvp's calls as plain pointers: when f.fwd is f.jvp moved,
+  // those calls are erased below before the record stores look them up.
+  DenseMap<const Value *, Value *> PushedCalleeTape;
   for (auto [JvpCall, Slot] : Layout.CalleeTapes) {
     auto *Call = cast<CallBase>(FwdValue(JvpCall));
     const Unzipped &U = Layout.Callees[JvpCall];
@@ -276,7 +278,7 @@ void Unzipper::buildFwd(Function *Fwd) {
     case RecordStore::PredIndex:
       return PredIdx[S.Block];
     case RecordStore::CalleeTape:
-      return PushedCalleeTape[cast<CallBase>(S.V)];
+      return PushedCalleeTape.lookup(S.V);
     case RecordStore::LoopBase:
       return ArrayOf[S.AL].first;
     case RecordStore::LoopCount:

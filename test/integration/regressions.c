@@ -19,7 +19,11 @@
 //  * stores with debug-info assignment tracking (-g -O2: invalid IR);
 //  * reading a mutable global that the function does not write (inactive);
 //  * loops with a constant trip count (plugin crash at -O1 and above);
-//  * a pointer walking over AD_CONST memory (wrong "unknown memory" error).
+//  * a pointer walking over AD_CONST memory (wrong "unknown memory" error);
+//  * a loop reading a value computed after another, uncounted loop from
+//    that loop's counter: the tape planner asked for the counter while
+//    iterating over its requests (plugin crash at -O0, from -O1 in
+//    std::sort).
 // RUN: %adcc -O0 -g %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
@@ -127,6 +131,17 @@ double walk_const(double k, const double *x, int n) {
   return s;
 }
 
+double after_search(const double *x, int n) {
+  int m = n;
+  while (m > 3 && x[m % n] > 0) // not a counted loop
+    m = m / 2 + 1;
+  double k = m - 1; // rematerialized in the loop below, from m
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += (x[i] + k) * x[i];
+  return s;
+}
+
 typedef struct { double dx, ds; } grad_xs;
 grad_xs __ad_gradient_xs(void *fn, ...) AD_MARKER;
 
@@ -184,5 +199,9 @@ int main(void) {
     ad_check(ad_fmt("five_cubes d/da%d", k), da5[k], 3 * a5[k] * a5[k], 1e-12, 0);
   ad_check("walk over AD_CONST memory", __ad_gradient(walk_const, xc, AD_CONST, a5, 3),
            1 + 2 + 3, 1e-12, 0);
+  double sx[8] = {1, 2, 3, 4, 5, 6, 7, 8}, dsx[8] = {0};
+  __ad_gradient(after_search, sx, dsx, 8); // m: 8 -> 5 -> 3, k = 2
+  for (int k = 0; k < 8; ++k)
+    ad_check(ad_fmt("after_search d/dx%d", k), dsx[k], 2 * sx[k] + 2, 1e-12, 0);
   return ad_finish();
 }
