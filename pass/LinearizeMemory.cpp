@@ -520,11 +520,17 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
                         "not supported");
     }
   }
-  std::optional<Type *> Elem = inferShadowElementType(MT);
+  bool Mixed = false;
+  std::optional<Type *> Elem = inferShadowElementType(MT, &Mixed);
   if (!Elem)
-    return fail(MI, "cannot differentiate this memory copy: it moves both "
-                    "float and double data (or data of unknown type); copy "
-                    "element by element instead");
+    return fail(MI, Mixed ? "cannot differentiate this memory copy: it moves "
+                            "data of more than one kind (float and double, "
+                            "or pointers and floating-point data); copy "
+                            "element by element instead"
+                          : "cannot differentiate this memory copy: what it "
+                            "moves (float, double or pointer data) cannot be "
+                            "told from this function or its callers; copy "
+                            "element by element instead");
   if (!*Elem)
     return; // no floating-point data: nothing to differentiate
   if (!DstShadowed)

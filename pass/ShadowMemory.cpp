@@ -91,6 +91,27 @@ static void collectCopiedKinds(Type *T, SmallPtrSetImpl<Type *> &Out) {
     Out.insert(T);
 }
 
+/// When \p U copies all of a local variable to or from \p V: the
+/// variable's type, which the memory at \p V then holds too. std::swap of a
+/// struct at -O0 copies through references into a local of the struct's
+/// type and back; the copy between the two references is typed by it.
+static Type *wholeLocalCopiedWith(const User *U, const Value *V) {
+  auto *MT = dyn_cast<MemTransferInst>(U);
+  auto *Len = MT ? dyn_cast<ConstantInt>(MT->getLength()) : nullptr;
+  if (!Len)
+    return nullptr;
+  const Value *Other =
+      MT->getRawDest() == V ? MT->getRawSource() : MT->getRawDest();
+  auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(Other));
+  if (!AI || AI != Other->stripPointerCasts() || AI->isArrayAllocation())
+    return nullptr;
+  std::optional<TypeSize> Size = AI->getAllocationSize(AI->getDataLayout());
+  if (!Size || Size->isScalable() ||
+      Size->getFixedValue() != Len->getZExtValue())
+    return nullptr;
+  return AI->getAllocatedType();
+}
+
 /// The floating-point types the memory of \p Ptr's underlying object is
 /// declared or accessed with in this function. False when its type is not
 /// known from a declaration (an argument or heap memory with no typed
@@ -146,6 +167,9 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
       } else if ((isa<PHINode>(U) || isa<SelectInst>(U)) &&
                  Seen.insert(U).second) {
         Work.push_back(U);
+      } else if (Type *T = wholeLocalCopiedWith(U, V)) {
+        collectCopiedKinds(T, Out);
+        Typed = true;
       }
     }
   }
@@ -316,7 +340,7 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
   return true;
 }
 
-std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
+std::optional<Type *> inferShadowElementType(MemTransferInst &MT, bool *Mixed) {
   SmallPtrSet<Type *, 2> Types;
   // Either side's object typed here (both are collected: they must agree);
   // else the member PrepareSource saw copied; else the callers' objects.
@@ -330,6 +354,8 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT) {
   if (!Typed)
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
+  if (Mixed)
+    *Mixed = Types.size() > 1;
   if (Types.size() > 1)
     return std::nullopt;
   if (Types.size() == 1)

@@ -33,8 +33,10 @@ llvm::CallInst *emitShadowFree(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 bool isShadowFree(const llvm::Instruction &I);
 
 /// The floating-point element type the memory of \p MT holds: null when it
-/// holds none, std::nullopt when it is mixed or cannot be determined.
-std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT);
+/// holds none, std::nullopt when it is mixed (then \p Mixed is set) or
+/// cannot be determined.
+std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT,
+                                                   bool *Mixed = nullptr);
 /// What the \p Bytes bytes that integer load or store \p Access moves at
 /// \p Ptr are: a floating-point type, a pointer type (pointers or structs
 /// holding them), null for integer data, std::nullopt when mixed or

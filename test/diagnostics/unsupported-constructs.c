@@ -202,6 +202,17 @@ double resized(double x) {
   return r;
 }
 
+// A struct of a double and a pointer copied whole (at -O0; from -O1 the
+// copy becomes two typed ones): its shadow holds a cotangent and a shadow
+// pointer, and the copy has no single element type to transpose with.
+typedef struct { double v; double *next; } node;
+double node_copy(const node *m) {
+  node t;
+  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this memory copy: it moves data of more than one kind (float and double, or pointers and floating-point data); copy element by element instead
+  memcpy(&t, m, sizeof t);
+  return t.v * t.v;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -217,5 +228,7 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   r += __ad_gradient(flipped_rows, p, dp, 2);
   r += __ad_gradient(buffered, x);
   r += __ad_gradient(resized, x);
+  node m = {1.5, 0}, dm = {0, 0};
+  r += __ad_gradient(node_copy, &m, &dm);
   return r;
 }

@@ -8,7 +8,7 @@
 // RUN: not %adcxx -O1 -fno-exceptions -c %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %adcxx -O2 -fno-exceptions -c %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: %adcxx -O0 -fno-exceptions -c %s -o /dev/null
-// CHECK: error: cannot differentiate this memory copy: it moves both float and double data (or data of unknown type)
+// CHECK: error: cannot differentiate this memory copy: what it moves (float, double or pointer data) cannot be told from this function or its callers; copy element by element instead
 #include <ad.h>
 #include <vector>
 

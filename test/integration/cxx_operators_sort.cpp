@@ -2,8 +2,11 @@
 // by value through sret), std::sort on active data (the gradient follows
 // the permutation: at -O0 the sort copies iterators, structs holding only
 // a pointer, with memcpy, whose shadow copy was transposed as if it held
-// doubles and the program crashed), and std::function.
+// doubles and the program crashed), std::swap of structs (at -O0 through a
+// local of the struct's type; the copy between the two references was of
+// unknown type), and std::function. Structs sorted: cxx_sort_structs.cpp.
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
@@ -35,6 +38,14 @@ double sortf(const std::vector<double> &v) {
     s += w[i] * (i + 1);
   return s;
 }
+struct Particle {
+  double x, v;
+};
+double swapped(Particle *p, double s) {
+  p[0].x *= s;
+  std::swap(p[0], p[1]);
+  return p[0].x * p[1].v + p[0].v; // p1.x p0.v + p1.v
+}
 double funcf(double x) {
   std::function<double(double)> g = [](double y) { return y * y * y; };
   return g(x) + g(2 * x);
@@ -49,6 +60,13 @@ int main() {
   double want[4] = {3, 1, 4, 2};
   for (int i = 0; i < 4; i++)
     ad_check(ad_fmt("sort %d", i), dv[i], want[i], 1e-12, 0);
+  Particle pp[2] = {{1, 2}, {3, 4}}, dpp[2] = {};
+  ad_check("swapped d/ds", __ad_gradient((void *)swapped, pp, dpp, 0.5), 0,
+           0, 0);
+  double wantp[4] = {0, 3, 2, 1}; // d/d(x0, v0, x1, v1)
+  for (int i = 0; i < 4; i++)
+    ad_check(ad_fmt("swapped %d", i), i % 2 ? dpp[i / 2].v : dpp[i / 2].x,
+             wantp[i], 1e-12, 0);
   ad_check("std::function", __ad_gradient((void *)funcf, t),
            3 * t * t + 24 * t * t, 1e-12, 0);
   return ad_finish();
