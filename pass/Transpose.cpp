@@ -22,6 +22,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
@@ -400,6 +401,15 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
     else
       B.clearFastMathFlags();
     Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
+    // A cotangent nothing was added to (a value overwritten before it was
+    // read) is a symbolic zero, as in JAX: arithmetic on it contributes
+    // nothing to its operands, and IEEE rules keep -0.0 * r from folding.
+    // Calls run regardless: g.rev moves memory cotangents and pops tapes.
+    if (auto *Zero = dyn_cast_or_null<Constant>(Ct);
+        Zero && Zero->isZeroValue() &&
+        (!isa<CallBase>(I) ||
+         (isa<IntrinsicInst>(I) && !I.mayReadOrWriteMemory())))
+      continue;
     // Named: TransposeBuilder keeps only a function_ref to it.
     auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
       accumulate(B, Op, C, Negate);
