@@ -61,6 +61,14 @@ SmallVector<Value *, 8> calleeArgs(CallBase &JvpCall, bool Tangents) {
   return Out;
 }
 
+/// f.lin has no debug info. Of the instructions it copies, only stores,
+/// memory intrinsics and allocas can carry a DIAssignID; clearing it on
+/// the others costs two lookups in the context's metadata table each.
+static void dropAssignmentID(Instruction &C) {
+  if (isa<StoreInst>(C) || isa<MemIntrinsic>(C) || isa<AllocaInst>(C))
+    C.setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+}
+
 Value *Unzipper::staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field) {
   return B.CreateStructGEP(TapeTy, TapePtr, Field);
 }
@@ -414,7 +422,7 @@ void Unzipper::buildLin(Function *Lin) {
       for (Use &U : C->operands())
         U.set(Self(B, U.get()));
       C->setDebugLoc(DebugLoc());
-      C->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+      dropAssignmentID(*C);
       B.Insert(C, V->getName());
       LocalReads[{JvpBB, V}] = C;
       return C;
@@ -516,9 +524,8 @@ void Unzipper::buildLin(Function *Lin) {
         Instruction *C = I.clone();
         for (Use &U : C->operands())
           U.set(Operand(B, U.get()));
-        C->setDebugLoc(DebugLoc());
-        C->setMetadata(LLVMContext::MD_DIAssignID,
-                       nullptr); // f.lin has no debug info
+        C->setDebugLoc(DebugLoc()); // f.lin has no debug info
+        dropAssignmentID(*C);
         B.Insert(C, I.getName());
         Map[&I] = C;
         continue;
