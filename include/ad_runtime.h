@@ -103,6 +103,10 @@ void __ad_shadow_live(void *shadow);
 /* Derivative code calling through a function pointer whose target it has no
  * derivative of: aborts with a message. */
 void __ad_unknown_target(void *target);
+/* Derivative code calling a function reached through a function pointer
+ * that the pass could not differentiate (it warned at compile time):
+ * aborts with a message naming it. */
+void __ad_undifferentiable_target(const char *name);
 /* Called by a request before its derivative runs, for each pointer argument
  * with a shadow and each global variable the derivative gives a shadow of
  * its own: aborts with a message if `arg` points into the global's `bytes`

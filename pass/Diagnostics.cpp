@@ -15,13 +15,22 @@ static bool hasSrcLoc(const Instruction &I) {
   return I.getMetadata("srcloc") != nullptr;
 }
 
-void Diagnostics::emit(const Instruction *At, const Twine &Msg, bool IsNote) {
-  DiagnosticSeverity Sev = IsNote ? DS_Note : DS_Error;
+void Diagnostics::emit(const Instruction *At, const Twine &Msg, Severity S) {
+  if (Captured) {
+    if (S == Severity::Error)
+      Captured->Kept.push_back(Msg.str());
+    else if (S == Severity::Warning)
+      Captured->KeptWarnings.push_back(Msg.str());
+    return;
+  }
+  DiagnosticSeverity Sev = S == Severity::Note      ? DS_Note
+                           : S == Severity::Warning ? DS_Warning
+                                                    : DS_Error;
   if (At && hasSrcLoc(*At)) {
     Ctx.diagnose(DiagnosticInfoInlineAsm(*At, Msg, Sev));
     return;
   }
-  if (IsNote) // A note without a location says nothing useful.
+  if (S == Severity::Note) // A note without a location says nothing useful.
     return;
   if (At) {
     Ctx.diagnose(DiagnosticInfoUnsupported(*At->getFunction(), Msg,
@@ -37,15 +46,26 @@ void Diagnostics::errorAtRequest(const Twine &Msg) {
   emit(Request, Msg);
 }
 
+void Diagnostics::warnAtRequest(const Twine &Msg) {
+  emit(Request, Msg, Severity::Warning);
+}
+
 void Diagnostics::errorAt(const Instruction &I, const Twine &Msg) {
   ++NumErrors;
+  if (Captured) { // kept for a message elsewhere: say where it arose
+    std::string Where = " (in function '" + displayName(*I.getFunction()) + "'";
+    if (const DebugLoc &DL = I.getDebugLoc())
+      Where += ", line " + std::to_string(DL.getLine());
+    Captured->Kept.push_back((Msg + Where + ")").str());
+    return;
+  }
   // With -g the instruction's own line is the best place. Without it, clang
   // could only point at the enclosing function, so point at the request and
   // name the function instead.
   if (I.getDebugLoc() || !Request) {
     emit(&I, Msg);
     if (Request && Request != &I)
-      emit(Request, "derivative requested here", /*IsNote=*/true);
+      emit(Request, "derivative requested here", Severity::Note);
     return;
   }
   emit(Request, Msg + " (in function '" + displayName(*I.getFunction()) +

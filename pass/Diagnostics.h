@@ -17,8 +17,11 @@
 #ifndef ADPASS_DIAGNOSTICS_H
 #define ADPASS_DIAGNOSTICS_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/IR/Instruction.h"
+
+#include <string>
 
 namespace ad {
 
@@ -37,14 +40,47 @@ public:
   /// A bug in ADPass rather than in the user's program: still a clean error.
   void internalError(const llvm::Instruction *I, const llvm::Twine &Msg);
 
+  /// A warning about the request: its derivative works, with a limit.
+  void warnAtRequest(const llvm::Twine &Msg);
+
   unsigned numErrors() const { return NumErrors; }
 
+  /// While one lives, errors are kept here instead of reported (and not
+  /// counted): differentiating something that may be given up on, such as
+  /// one of the possible targets of a call through a function pointer.
+  class Capture {
+  public:
+    explicit Capture(Diagnostics &D)
+        : D(D), Outer(D.Captured), ErrorsBefore(D.NumErrors) {
+      D.Captured = this;
+    }
+    ~Capture() {
+      D.Captured = Outer;
+      D.NumErrors = ErrorsBefore;
+    }
+    Capture(const Capture &) = delete;
+    Capture &operator=(const Capture &) = delete;
+    llvm::ArrayRef<std::string> errors() const { return Kept; }
+    /// Warnings kept meanwhile, to report if what was tried is kept.
+    llvm::ArrayRef<std::string> warnings() const { return KeptWarnings; }
+
+  private:
+    Diagnostics &D;
+    Capture *Outer;
+    unsigned ErrorsBefore;
+    llvm::SmallVector<std::string, 1> Kept;
+    llvm::SmallVector<std::string, 1> KeptWarnings;
+    friend class Diagnostics;
+  };
+
 private:
+  enum class Severity { Error, Warning, Note };
   void emit(const llvm::Instruction *At, const llvm::Twine &Msg,
-            bool IsNote = false);
+            Severity Sev = Severity::Error);
   llvm::LLVMContext &Ctx;
   const llvm::Instruction *Request = nullptr;
   unsigned NumErrors = 0;
+  Capture *Captured = nullptr;
 };
 
 } // namespace ad

@@ -64,14 +64,18 @@ void Differentiator::endRequest(bool Succeeded) {
     RequestStart = Generated.size();
     return;
   }
+  discardGeneratedSince(RequestStart);
+}
+
+void Differentiator::discardGeneratedSince(size_t Mark) {
   // References may run in any direction between the new functions.
-  for (size_t I = RequestStart; I < Generated.size(); ++I)
+  for (size_t I = Mark; I < Generated.size(); ++I)
     Generated[I]->dropAllReferences();
-  for (size_t I = RequestStart; I < Generated.size(); ++I) {
+  for (size_t I = Mark; I < Generated.size(); ++I) {
     FAM.clear(*Generated[I], Generated[I]->getName());
     Generated[I]->eraseFromParent();
   }
-  Generated.resize(RequestStart);
+  Generated.resize(Mark);
 }
 
 /// A generated function that LLVM's verifier rejects must never reach code

@@ -61,6 +61,9 @@ public:
   /// beginRequest() is erased.
   void beginRequest();
   void endRequest(bool Succeeded);
+  /// Erases the functions generated after the first \p Mark (a count of
+  /// generated()): what a derivative given up on left behind.
+  void discardGeneratedSince(size_t Mark);
   /// Functions generated so far (for cleanup passes).
   llvm::ArrayRef<llvm::Function *> generated() const { return Generated; }
   void noteGenerated(llvm::Function *F);
@@ -77,6 +80,10 @@ public:
   /// records of its own (Unzip checks).
   void setRuntimeTapeInCode(bool B) { RuntimeTapeInCode = B; }
   bool runtimeTapeInCode() const { return RuntimeTapeInCode; }
+  /// Counts the possible targets of calls through function pointers being
+  /// differentiated (Linearize.cpp, tryTargetJvp): code reached from one
+  /// that cannot be differentiated becomes a run-time error there.
+  unsigned &speculationDepth() { return SpeculationDepth; }
   /// Drops cached analyses of \p F (its body changed hands).
   void forgetAnalyses(llvm::Function &F);
 
@@ -113,6 +120,7 @@ private:
   CustomRules Rules;
   GlobalShadows Globals;
   std::vector<llvm::Function *> Generated;
+  unsigned SpeculationDepth = 0;
   size_t RequestStart = 0;
 };
 

@@ -44,6 +44,24 @@ static bool isAddressTakenByUser(const Function &F) {
   return false;
 }
 
+bool isDispatcher(const Function &F) {
+  return F.hasFnAttribute(DispatcherAttr);
+}
+
+void emitUndifferentiableTarget(IRBuilderBase &B, const Function &Target) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  LLVMContext &Ctx = M.getContext();
+  FunctionCallee Abort =
+      M.getOrInsertFunction("__ad_undifferentiable_target",
+                            Type::getVoidTy(Ctx), PointerType::getUnqual(Ctx));
+  if (auto *AF = dyn_cast<Function>(Abort.getCallee())) {
+    AF->setDoesNotReturn();
+    AF->setDoesNotThrow();
+  }
+  B.CreateCall(Abort, {B.CreateGlobalString(displayName(Target),
+                                            "ad.undifferentiable")});
+}
+
 Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
   for (Function &F : M)
     if (F.hasFnAttribute(DispatcherAttr) &&

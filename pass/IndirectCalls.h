@@ -13,6 +13,7 @@
 #ifndef ADPASS_INDIRECTCALLS_H
 #define ADPASS_INDIRECTCALLS_H
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace ad {
@@ -23,6 +24,16 @@ class CustomRules;
 /// Null if no function of the module can be the target.
 llvm::Function *getDispatcher(llvm::Module &M, llvm::FunctionType *FT,
                               const CustomRules &Rules);
+
+/// Whether \p F is a dispatcher getDispatcher made.
+bool isDispatcher(const llvm::Function &F);
+
+/// In derived code of a dispatcher, where it would call the derivative of
+/// \p Target, which cannot be built: a call of the runtime that aborts with
+/// a message naming it, if the program ever calls \p Target through the
+/// pointer in derived code.
+void emitUndifferentiableTarget(llvm::IRBuilderBase &B,
+                                const llvm::Function &Target);
 
 } // namespace ad
 

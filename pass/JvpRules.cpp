@@ -298,7 +298,8 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "__fpclassifyf",
                                        "__signbit",
                                        "__signbitf",
-                                       "__ad_unknown_target"};
+                                       "__ad_unknown_target",
+                                       "__ad_undifferentiable_target"};
   return Inactive.contains(Name);
 }
 

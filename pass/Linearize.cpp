@@ -503,6 +503,56 @@ void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
                     TouchesGlobals);
 }
 
+/// Every function of a type whose address is taken is a possible target of
+/// a call through a pointer of that type (a std::function's manager, a
+/// logging callback), though most never are at a given call. One that
+/// cannot be differentiated, or a function it calls, must not fail every
+/// derivative that calls through such a pointer: errors there are kept,
+/// what the attempt generated is erased, and the call is given up on
+/// (giveUpOnTarget) as deep in the call tree as the error allows (a
+/// std::function's manager copies its closure, which cannot be
+/// differentiated at -O0, but also destroys it, which can).
+Function *Linearizer::tryTargetJvp(CallBase &CB, Function &Callee,
+                                   const Activity &CalleeAct,
+                                   std::string &Why) {
+  size_t Mark = D.generated().size();
+  Function *CalleeJvp;
+  SmallVector<std::string, 1> Warnings;
+  {
+    Diagnostics::Capture Kept(D.diags());
+    ++D.speculationDepth();
+    CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+    --D.speculationDepth();
+    if (!Kept.errors().empty())
+      Why = Kept.errors().front();
+    Warnings.append(Kept.warnings().begin(), Kept.warnings().end());
+  }
+  if (CalleeJvp && Why.empty()) {
+    for (const std::string &W : Warnings)
+      D.diags().warnAtRequest(W);
+    return CalleeJvp;
+  }
+  D.discardGeneratedSince(Mark);
+  if (Why.empty())
+    Why = "no reason given";
+  return nullptr;
+}
+
+void Linearizer::giveUpOnTarget(CallBase &CB, Function &Target, StringRef Why) {
+  D.diags().warnAtRequest(
+      "'" + displayName(Target) +
+      "', reached through a function pointer in the differentiated code, "
+      "cannot be differentiated: " +
+      Why + ". If derived code calls it, the program aborts with a message");
+  IRBuilder<> B(&CB);
+  emitUndifferentiableTarget(B, Target);
+  // The primal call stays, never reached; its result has no derivative.
+  if (isShadowed(&CB))
+    Shadow[&CB] = Constant::getNullValue(CB.getType());
+  if (isVaried(&CB) && !CB.getType()->isVoidTy())
+    Tangent[&CB] = Constant::getNullValue(CB.getType());
+}
+
 /// Whether \p F stores its parameter \p ArgNo into memory, itself or
 /// through the functions it passes it to (up to \p Depth calls deep): a
 /// constructor initialising a pointer member, or Eigen handing a functor
@@ -597,7 +647,15 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
       !TouchesGlobals)
     return;
-  Function *CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+  Function *CalleeJvp;
+  if (isDispatcher(Primal) || D.speculationDepth()) {
+    std::string Why;
+    CalleeJvp = tryTargetJvp(CB, Callee, CalleeAct, Why);
+    if (!CalleeJvp)
+      return giveUpOnTarget(CB, Callee, Why);
+  } else {
+    CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+  }
   if (!CalleeJvp) {
     Failed = true;
     return;

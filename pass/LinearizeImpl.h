@@ -81,6 +81,14 @@ private:
                          bool FirstArgConst = false,
                          bool TouchesGlobals = false);
   void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
+  /// In a dispatcher: the derivative of the possible target \p Callee, or
+  /// null when it cannot be built (then \p Why says why).
+  llvm::Function *tryTargetJvp(llvm::CallBase &CB, llvm::Function &Callee,
+                               const Activity &CalleeAct, std::string &Why);
+  /// A dispatcher's call of a target with no derivative: warns, and aborts
+  /// at run time if derived code ever calls it.
+  void giveUpOnTarget(llvm::CallBase &CB, llvm::Function &Target,
+                      llvm::StringRef Why);
   // LinearizeComplex.cpp
   void linearizeComplexArithmetic(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);

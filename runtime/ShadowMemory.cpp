@@ -65,6 +65,14 @@ extern "C" void __ad_unknown_target(void *Target) {
                Target);
 }
 
+/// A function reached through a function pointer that could not be
+/// differentiated (the compile warned), called by derived code.
+extern "C" void __ad_undifferentiable_target(const char *Name) {
+  __adrt_fatal("a derivative called '%s', which ADPass could not "
+               "differentiate (see the warning when this file was compiled)",
+               Name);
+}
+
 /// A pointer argument with a shadow that points into a global the
 /// derivative shadows itself (MarkerLowering.cpp in the pass).
 extern "C" void __ad_check_not_in_global(const void *Arg, const void *Global,

@@ -1,0 +1,36 @@
+// A std::function holding a lambda that captures by reference, passed by
+// reference to a midpoint-rule integrator, at -O0 and -O2. At -O0 the
+// std::function's manager (called through a function pointer, to destroy
+// the closure) also has a path that copies the closure with a memcpy of
+// unknown type; that failed the whole gradient. The path is never taken
+// here: the compile warns, and derived code would abort with a message if
+// it ran (a std::function copied at -O0).
+// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs 2>&1 | FileCheck %s --check-prefix=O0
+// RUN: %t.O0
+// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs 2>&1 | count 0
+// RUN: %t.O2
+// O0: warning: '{{.*}}_M_create{{.*}}', reached through a function pointer in the differentiated code, cannot be differentiated: cannot differentiate this memory copy
+#include "ad.h"
+#include "adcheck.h"
+#include <cmath>
+#include <functional>
+
+static double integrate(const std::function<double(double)> &g, double a,
+                        double b, int n) {
+  double h = (b - a) / n, s = 0;
+  for (int i = 0; i < n; i++)
+    s += g(a + (i + 0.5) * h) * h;
+  return s;
+}
+
+double wave(double k) {
+  auto g = [&](double t) { return std::sin(k * t); };
+  return integrate(g, 0, 1, 100);
+}
+
+int main() {
+  double k = 1.3;
+  ad_check("std::function by reference", __ad_gradient((void *)wave, k),
+           AD_FD(k, wave(k)), 1e-7, 1e-9);
+  return ad_finish();
+}
