@@ -5,7 +5,9 @@
 #include "ShadowMemory.h"
 #include "TapeRuntime.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,6 +38,9 @@ private:
   DerivedKind Kind;
   const Function *Primal;
   Activity Act;
+  /// F's linear instructions, from one look at each one's mark (a lookup
+  /// in the context-wide metadata table); operands are asked about again.
+  DenseSet<const Value *> Linear;
 };
 
 } // namespace
@@ -50,7 +55,7 @@ bool LinearityChecker::isLinearValue(const Value *V) const {
     return A->getArgNo() >= N &&
            Act.isActive(Act.extraOwners()[A->getArgNo() - N]);
   }
-  return isLinear(V);
+  return Linear.contains(V);
 }
 
 bool LinearityChecker::isLinearOrZero(const Value *V) const {
@@ -172,9 +177,13 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
 }
 
 bool LinearityChecker::run(std::string &Msg, const Instruction **Bad) {
+  for (const Instruction &I : instructions(F))
+    if (isLinear(&I))
+      Linear.insert(&I);
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
-      const char *Problem = isLinear(&I) ? checkLinear(I) : checkNonLinear(I);
+      const char *Problem =
+          Linear.contains(&I) ? checkLinear(I) : checkNonLinear(I);
       if (!Problem)
         continue;
       raw_string_ostream OS(Msg);

@@ -316,6 +316,9 @@ void Unzipper::findArrayLoops() {
 }
 
 bool Unzipper::planTape() {
+  for (Instruction &I : instructions(Jvp))
+    if (ad::isLinear(&I))
+      LinearInJvp.insert(&I);
   DT = std::make_unique<DominatorTree>(Jvp);
   LI = std::make_unique<LoopInfo>(*DT);
   findArrayLoops();

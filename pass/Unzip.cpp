@@ -199,7 +199,7 @@ void Unzipper::buildFwd(Function *Fwd) {
     Value *InTape = staticField(B, TapePtr, Field);
     InTape->takeName(FwdAI);
     FwdAI->replaceAllUsesWith(InTape);
-    FwdAI->eraseFromParent();
+    eraseJvpInstruction(FwdAI);
   }
   // Which predecessor each merge block was entered from.
   DenseMap<BasicBlock *, Value *> PredIdx; // Jvp block -> Fwd phi
@@ -241,11 +241,11 @@ void Unzipper::buildFwd(Function *Fwd) {
         if (auto *EV = dyn_cast<ExtractValueInst>(Usr);
             EV && EV->getIndices()[0] == 0) {
           EV->replaceAllUsesWith(FwdCall);
-          EV->eraseFromParent();
+          eraseJvpInstruction(EV);
         }
       Call->replaceAllUsesWith(PoisonValue::get(Call->getType()));
     }
-    Call->eraseFromParent();
+    eraseJvpInstruction(Call);
   }
   // Array loops: the preheader pushes one record per iteration (after the
   // records its own callees pushed), the header counts iterations.
@@ -324,15 +324,20 @@ void Unzipper::buildFwd(Function *Fwd) {
       continue;
     auto *Packed = cast<Instruction>(Ret->getReturnValue());
     ReturnInst::Create(Ctx, Y, Ret->getIterator());
-    Ret->eraseFromParent();
+    eraseJvpInstruction(Ret);
     Instruction *WithPrimal = cast<Instruction>(Packed->getOperand(0));
-    Packed->eraseFromParent();
-    WithPrimal->eraseFromParent();
+    eraseJvpInstruction(Packed);
+    eraseJvpInstruction(WithPrimal);
   }
+  // f.fwd's copies of f.jvp's instructions carry the marks; f.jvp's own,
+  // when moved, are in the set.
+  auto IsLinearInFwd = [&](const Instruction *I) {
+    return Moved ? isLinear(I) : ad::isLinear(I);
+  };
   SmallVector<Instruction *, 32> Linear;
   for (BasicBlock &BB : *Fwd)
     for (Instruction &I : BB)
-      if (isLinear(&I))
+      if (IsLinearInFwd(&I))
         Linear.push_back(&I);
   // What only linear code used goes too: shadow addresses above all, which
   // f.lin recomputes from the taped base pointer. Nothing else removes them
@@ -342,7 +347,7 @@ void Unzipper::buildFwd(Function *Fwd) {
   for (Instruction *I : Linear)
     for (Value *Op : I->operands())
       if (auto *OpI = dyn_cast<Instruction>(Op);
-          OpI && !isLinear(OpI) && Seen.insert(OpI).second)
+          OpI && !IsLinearInFwd(OpI) && Seen.insert(OpI).second)
         MaybeDead.push_back(OpI);
   for (Instruction *I : Linear)
     I->replaceAllUsesWith(PoisonValue::get(I->getType()));
