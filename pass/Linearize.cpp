@@ -328,8 +328,19 @@ Function *Linearizer::run() {
   return J;
 }
 
-void Linearizer::linearizeInstruction(Instruction &I) {
+/// Markers about memory that neither read nor change its values: a C++
+/// function-local static's guarded initialisation marks the variable
+/// invariant from -O1.
+static bool isMemoryMarker(const Instruction &I) {
   if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
+    return true;
+  auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && (II->getIntrinsicID() == Intrinsic::invariant_start ||
+                II->getIntrinsicID() == Intrinsic::invariant_end);
+}
+
+void Linearizer::linearizeInstruction(Instruction &I) {
+  if (isMemoryMarker(I))
     return;
   // Shadows of pointers loaded from memory are read on demand (shadowOf):
   // a vtable pointer in an object with a shadow is never followed there.

@@ -4,6 +4,7 @@
 // class template, instantiated for double and float; a function-local
 // static with a dynamic initializer (guarded by an atomic load).
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
@@ -45,6 +46,14 @@ double first_call(double x) {
   return s * x;
 }
 
+// A function-local static const with a dynamic initializer: from -O1 the
+// guarded initialisation marks it invariant (llvm.invariant.start), which
+// was an error naming that intrinsic.
+double scaled_square(double x) {
+  static const double k = std::sqrt(2.0) * std::log(3.0);
+  return k * x * x;
+}
+
 int main() {
   volatile double vx = 0.6;
   double x = vx;
@@ -64,5 +73,7 @@ int main() {
            __ad_gradient((void *)first_call, x1), 4 * x1, 1e-12, 0);
   ad_check("static local, initialised before",
            __ad_gradient((void *)first_call, x2), 2 * x1, 1e-12, 0);
+  ad_check("static const local", __ad_gradient((void *)scaled_square, x1),
+           2 * std::sqrt(2.0) * std::log(3.0) * x1, 1e-12, 0);
   return ad_finish();
 }
