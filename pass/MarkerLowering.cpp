@@ -393,11 +393,18 @@ static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
 
 /// Globals are not inputs or outputs of a request: the tangents of their
 /// contents when \p Derived starts, or the cotangents when it ends, are
-/// zero (GlobalShadows.h). Clears the shadows \p Derived uses at \p B.
-static void zeroGlobalShadows(IRBuilder<> &B, Function &Derived,
+/// zero (GlobalShadows.h). Clears at \p B the shadows \p Derived use.
+/// For a gradient that is f.fwd's too: f.rev may reach a shadow only
+/// through an address f.fwd put on the tape (at -O0, a pointer chosen
+/// between two globals, a _Thread_local global), and the shadow still
+/// holds what the previous request left in it.
+static void zeroGlobalShadows(IRBuilder<> &B, ArrayRef<Function *> Derived,
                               Differentiator &D) {
   const DataLayout &DL = D.module().getDataLayout();
-  for (GlobalVariable *S : D.globals().shadowsUsedFrom(Derived))
+  SmallSetVector<GlobalVariable *, 4> Shadows;
+  for (Function *F : Derived)
+    Shadows.set_union(D.globals().shadowsUsedFrom(*F));
+  for (GlobalVariable *S : Shadows)
     B.CreateMemSet(S, B.getInt8(0), DL.getTypeAllocSize(S->getValueType()),
                    S->getAlign());
 }
@@ -470,7 +477,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   FwdArgs.push_back(Tape);
   B.CreateLifetimeStart(Tape);
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
-  zeroGlobalShadows(B, *Rev, D);
+  zeroGlobalShadows(B, {U.Fwd, Rev}, D);
   SmallVector<Value *, 2> RevArgs{Tape};
   if (Rev->arg_size() > 1)
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
@@ -509,7 +516,7 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
   checkArgumentsOutsideGlobals(B, R, {Jvp}, D);
-  zeroGlobalShadows(B, *Jvp, D);
+  zeroGlobalShadows(B, {Jvp}, D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
   SmallVector<Value *, 1> Out;

@@ -16,6 +16,11 @@
 //   rec      a global updated by every activation of a recursion
 //   fnptr    a global written by a function picked at run time
 //   forward  __ad_derivative through the scratch array
+//   repeat   requests repeated, reverse after forward, for shadows f.rev
+//            reaches only through an address f.fwd put on the tape (a
+//            pointer chosen between two globals; a _Thread_local array):
+//            those shadows were not cleared, and the previous request's
+//            cotangents or tangents were added in (found by probing)
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 -ffast-math %s -o %t.O3 %adlibs && %t.O3
@@ -169,6 +174,33 @@ grad_xy __ad_gradient_xy(void *fn, ...) AD_MARKER;
 typedef struct { double du, dp; } grad_up;
 grad_up __ad_gradient_up(void *fn, ...) AD_MARKER;
 
+static double buf_a[4], buf_b[4];
+__attribute__((noinline)) static double refill(double *p, double x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += p[i]; // the previous contents: constants
+  for (int i = 0; i < n; i++)
+    p[i] = x * (i + 1);
+  for (int i = 0; i < n; i++)
+    s += p[i] * p[n - 1 - i];
+  return s;
+}
+double chosen_f(double x, int n, int k) {
+  return refill(k ? buf_a : buf_b, x, n);
+}
+
+static _Thread_local double tls_work[8];
+double tls_work_f(double x) {
+  double s = 0;
+  for (int i = 0; i < 8; i++)
+    s += 0.5 * tls_work[i];
+  for (int i = 0; i < 8; i++)
+    tls_work[i] = sin(x * i);
+  for (int i = 1; i < 8; i++)
+    s += tls_work[i] * tls_work[i - 1];
+  return s;
+}
+
 int main(void) {
   volatile int vn = N;
   int n = vn;
@@ -263,5 +295,20 @@ int main(void) {
   pick = via_square;
   ad_deriv("fnptr square d/dx", __ad_gradient(fnptr_f, rx),
            2 * rx + 3 * rx * rx + 2 * rx, AD_FD(rx, fnptr_f(rx)), AD_TOL_D);
+  // repeat: d/dx of sum x^2 (i+1)(4-i) at x = 2 is 80, every time.
+  for (int k = 0; k < 3; k++)
+    ad_check(ad_fmt("chosen global, request %d", k),
+             __ad_gradient(chosen_f, 2.0, 4, k & 1), 80, 1e-12, 0);
+  double xw = 1.0, want = 0;
+  for (int i = 1; i < 8; i++)
+    want += i * cos(xw * i) * sin(xw * (i - 1)) +
+            (i - 1) * cos(xw * (i - 1)) * sin(xw * i);
+  for (int k = 0; k < 2; k++)
+    ad_check(ad_fmt("thread-local scratch, request %d", k),
+             __ad_gradient(tls_work_f, xw), want, 1e-12, 1e-12);
+  ad_check("thread-local scratch, forward", __ad_derivative(tls_work_f, xw, 1.0),
+           want, 1e-12, 1e-12);
+  ad_check("thread-local scratch, reverse after forward",
+           __ad_gradient(tls_work_f, xw), want, 1e-12, 1e-12);
   return ad_finish();
 }
