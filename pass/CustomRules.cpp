@@ -26,6 +26,15 @@ static Function *functionIn(Constant *C) {
   return C ? dyn_cast<Function>(C->stripPointerCasts()) : nullptr;
 }
 
+void keepRuledFunctionsOutOfLine(Module &M) {
+  CustomRules Rules(M);
+  for (Function &F : M)
+    if (!F.isDeclaration() && (Rules.customJvp(F) || Rules.isInactive(F))) {
+      F.removeFnAttr(Attribute::AlwaysInline);
+      F.addFnAttr(Attribute::NoInline);
+    }
+}
+
 CustomRules::CustomRules(Module &M) {
   for (GlobalVariable &GV : M.globals()) {
     if (!GV.hasInitializer())

@@ -40,6 +40,12 @@ private:
   llvm::SmallPtrSet<const llvm::Function *, 4> Inactive;
 };
 
+/// At the start of the pipeline: functions with a custom JVP or declared
+/// inactive keep their calls (NoInline). Inlined into the function being
+/// differentiated, their bodies would be differentiated instead of their
+/// rules (a straight-through estimator's floor gave 0).
+void keepRuledFunctionsOutOfLine(llvm::Module &M);
+
 /// Builds F.jvp for activity \p A from the user's forward rule \p UserJvp.
 /// Null after reporting (a wrong signature, or a rule not linear in its
 /// tangents).

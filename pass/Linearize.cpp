@@ -384,7 +384,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
   if (!Callee)
     return linearizeIndirectCall(CB, TouchesGlobals);
   if (D.rules().isInactive(*Callee))
-    return; // AD_INACTIVE
+    return constantResult(CB); // AD_INACTIVE
   if (D.rules().customJvp(*Callee))
     return linearizeUserCall(CB, *Callee); // AD_CUSTOM_JVP
   if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))
@@ -395,7 +395,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
                              TouchesGlobals);
   if (isKnownInactiveFunction(Callee->getName()))
-    return;
+    return constantResult(CB);
   bool PassesActiveMemory = llvm::any_of(
       CB.args(), [&](const Use &U) { return isShadowed(U.get()); });
   // An external function whose result does not carry a derivative and
@@ -557,7 +557,12 @@ void Linearizer::giveUpOnTarget(CallBase &CB, Function &Target, StringRef Why) {
       Why + ". If derived code calls it, the program aborts with a message");
   IRBuilder<> B(&CB);
   emitUndifferentiableTarget(B, Target);
-  // The primal call stays, never reached; its result has no derivative.
+  constantResult(CB); // the primal call stays, never reached
+}
+
+/// A call that stays primal code: its result carries no derivative, though
+/// the activity analysis saw active arguments go in.
+void Linearizer::constantResult(CallBase &CB) {
   if (isShadowed(&CB))
     Shadow[&CB] = Constant::getNullValue(CB.getType());
   if (isVaried(&CB) && !CB.getType()->isVoidTy())

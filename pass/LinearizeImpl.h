@@ -89,6 +89,7 @@ private:
   /// at run time if derived code ever calls it.
   void giveUpOnTarget(llvm::CallBase &CB, llvm::Function &Target,
                       llvm::StringRef Why);
+  void constantResult(llvm::CallBase &CB);
   // LinearizeComplex.cpp
   void linearizeComplexArithmetic(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);

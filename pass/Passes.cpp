@@ -1,5 +1,6 @@
 //===- Passes.cpp - the passes ADPass registers ---------------------------===//
 #include "Passes.h"
+#include "CustomRules.h"
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "LinearityVerifier.h"
@@ -118,7 +119,8 @@ static SmallVector<Function *, 8> derivedOfKind(Module &M, DerivedKind K) {
 PreservedAnalyses ADKeepMarkersApartPass::run(Module &M,
                                               ModuleAnalysisManager &) {
   keepMarkersApart(M);
-  return PreservedAnalyses::all(); // attributes of declarations only
+  keepRuledFunctionsOutOfLine(M);
+  return PreservedAnalyses::all(); // function attributes only
 }
 
 PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {

@@ -41,7 +41,8 @@ private:
 };
 
 /// At the start of clang's pipeline: keeps the optimiser from merging
-/// marker calls (keepMarkersApart in MarkerLowering.h).
+/// marker calls (keepMarkersApart in MarkerLowering.h) and from inlining
+/// functions with custom rules (keepRuledFunctionsOutOfLine).
 struct ADKeepMarkersApartPass : llvm::PassInfoMixin<ADKeepMarkersApartPass> {
   llvm::PreservedAnalyses run(llvm::Module &M,
                               llvm::ModuleAnalysisManager &MAM);

@@ -29,6 +29,21 @@ AD_CUSTOM_JVP(blackbox, blackbox_jvp)
 AD_CUSTOM_JVP(blackbox_f, blackbox_f_jvp)
 AD_INACTIVE(log_message)
 
+// A rule for a function whose body is right here: from -O1 the body was
+// inlined into its callers before the pass ran, and differentiated instead
+// of the rule (a straight-through estimator: 0 instead of 3). Functions
+// with rules are now kept out of line.
+double quantize(double x) { return floor(x * 4) / 4; }
+double quantize_jvp(double x, double dx) { return dx; } // straight through
+AD_CUSTOM_JVP(quantize, quantize_jvp)
+double quantized_net(double w) { return 3 * quantize(w); }
+
+// An inactive function returning a double computed from an active value:
+// its result is a constant (the compiler crashed).
+double lookup_scale(double x);
+AD_INACTIVE(lookup_scale)
+double scaled(double x) { return lookup_scale(x) * x; }
+
 double uses(const double *x, int n) { // sum_i blackbox(x_i, x_{i+1})
   double s = 0;
   for (int i = 0; i + 1 < n; i++) {
@@ -67,5 +82,13 @@ int main(void) {
     ad_deriv(ad_fmt("in a loop d/da%d", k), da[k], want, AD_FD(a[k], uses(a, 5)),
              AD_TOL_D);
   }
+  ad_check("rule of an inlinable function, reverse",
+           __ad_gradient(quantized_net, x), 3, 0, 0);
+  ad_check("rule of an inlinable function, forward",
+           __ad_derivative(quantized_net, x, 1.0), 3, 0, 0);
+  ad_check("inactive double function", __ad_gradient(scaled, x),
+           lookup_scale(x), 1e-15, 0);
+  ad_check("inactive double function, forward",
+           __ad_derivative(scaled, x, 1.0), lookup_scale(x), 1e-15, 0);
   return ad_finish();
 }
