@@ -15,7 +15,9 @@
 #include "Unzip.h"
 #include "UnzipImpl.h"
 
+#include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/InstIterator.h"
@@ -321,6 +323,18 @@ bool Unzipper::planTape() {
       LinearInJvp.insert(&I);
   DT = std::make_unique<DominatorTree>(Jvp);
   LI = std::make_unique<LoopInfo>(*DT);
+  // Records and counted loops follow LoopInfo's loops; a cycle entered in
+  // the middle is none of them, and f.rev would never leave it.
+  ReversePostOrderTraversal<Function *> RPOT(&Jvp);
+  if (containsIrreducibleCFG<BasicBlock *>(RPOT, *LI)) {
+    D.diags().errorAt(*Jvp.getEntryBlock().getTerminator(),
+                      "cannot differentiate in reverse mode a loop that is "
+                      "entered in the middle (a goto into a loop body, or a "
+                      "switch into one, as in Duff's device): not supported "
+                      "yet; restructure the loop, or use forward mode "
+                      "(__ad_derivative)");
+    return false;
+  }
   findArrayLoops();
   for (BasicBlock &BB : Jvp)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))

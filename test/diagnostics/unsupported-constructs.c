@@ -3,8 +3,8 @@
 // code writes are differentiated through: integration/globals.c; these are
 // the ones that cannot get a shadow.) (Errors come
 // out in the order of the requests, hence CHECK-DAG.)
-// RUN: not %adcc -O0 -g -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
-// RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcc -O0 -g -ferror-limit=0 -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
+// RUN: not %adcc -O2 -g -ferror-limit=0 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -213,6 +213,28 @@ double node_copy(const node *m) {
   return t.v * t.v;
 }
 
+// Duff's device: a switch into the middle of a loop (irreducible control
+// flow). Forward mode differentiates it; f.rev never left the loop (the
+// program hung).
+// CHECK-DAG: unsupported-constructs.c:{{[0-9]+}}:{{[0-9]+}}: error: cannot differentiate in reverse mode a loop that is entered in the middle (a goto into a loop body, or a switch into one, as in Duff's device): not supported yet; restructure the loop, or use forward mode (__ad_derivative)
+double duff_sum_squares(const double *x, int n) {
+  double s = 0;
+  int i = 0, k = (n + 3) / 4;
+  switch (n % 4) {
+  case 0:
+    do {
+      s += x[i] * x[i], i++;
+    case 3:
+      s += x[i] * x[i], i++;
+    case 2:
+      s += x[i] * x[i], i++;
+    case 1:
+      s += x[i] * x[i], i++;
+    } while (--k > 0);
+  }
+  return s;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -230,5 +252,6 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   r += __ad_gradient(resized, x);
   node m = {1.5, 0}, dm = {0, 0};
   r += __ad_gradient(node_copy, &m, &dm);
+  r += __ad_gradient(duff_sum_squares, p, dp, 7);
   return r;
 }
