@@ -447,6 +447,9 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
   }
 }
 
+/// Tapes larger than this are allocated on the heap by the request.
+static constexpr uint64_t MaxStackTapeBytes = 64 * 1024;
+
 static bool lowerGradient(Request &R, Differentiator &D) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
@@ -467,15 +470,32 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   auto &[U, Rev] = *G;
   CallBase &Marker = *R.Marker;
   Function &Caller = *Marker.getFunction();
-  IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
-  AllocaInst *Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
-
   IRBuilder<> B(&Marker);
+  // The tape holds the shadows of f's local arrays: in the caller's frame,
+  // a large one overflowed the stack (a 5.6 MB local array, or a few
+  // requests of 1 MB arrays at -O0, where each gets its own tape). Large
+  // tapes live on the heap for the request.
+  Module &M = D.module();
+  uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(U.Tape);
+  bool TapeOnHeap = TapeBytes > MaxStackTapeBytes;
+  Value *Tape;
+  if (TapeOnHeap) {
+    Type *Ptr = B.getPtrTy(),
+         *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
+    FunctionCallee Malloc = M.getOrInsertFunction("malloc", Ptr, SizeTy);
+    Tape =
+        B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape");
+  } else {
+    IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
+    Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
+  }
+
   checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
-  B.CreateLifetimeStart(Tape);
+  if (!TapeOnHeap)
+    B.CreateLifetimeStart(Tape);
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
   zeroGlobalShadows(B, {U.Fwd, Rev}, D);
   SmallVector<Value *, 2> RevArgs{Tape};
@@ -483,7 +503,11 @@ static bool lowerGradient(Request &R, Differentiator &D) {
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
   CallInst *Cts = B.CreateCall(Rev, RevArgs);
   Cts->setDebugLoc(Marker.getDebugLoc());
-  B.CreateLifetimeEnd(Tape);
+  if (TapeOnHeap)
+    B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
+                 {Tape});
+  else
+    B.CreateLifetimeEnd(Tape);
 
   SmallVector<Value *, 8> Grads;
   for (unsigned K = 0; K < GradTys.size(); ++K)

@@ -23,7 +23,10 @@
 //  * a loop reading a value computed after another, uncounted loop from
 //    that loop's counter: the tape planner asked for the counter while
 //    iterating over its requests (plugin crash at -O0, from -O1 in
-//    std::sort).
+//    std::sort);
+//  * a 4.8 MB local array: its shadow lives in the tape, which the request
+//    allocated in its caller's frame (a stack overflow before any request
+//    ran); large tapes are now on the heap.
 // RUN: %adcc -O0 -g %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
@@ -142,6 +145,17 @@ double after_search(const double *x, int n) {
   return s;
 }
 
+#define BIG_LOCAL 600000
+double big_local(double x) {
+  double w[BIG_LOCAL];
+  for (int i = 0; i < BIG_LOCAL; i++)
+    w[i] = x * (i % 13);
+  double s = 0;
+  for (int i = 0; i < BIG_LOCAL; i += 1000)
+    s += w[i] * w[i];
+  return s;
+}
+
 typedef struct { double dx, ds; } grad_xs;
 grad_xs __ad_gradient_xs(void *fn, ...) AD_MARKER;
 
@@ -203,5 +217,9 @@ int main(void) {
   __ad_gradient(after_search, sx, dsx, 8); // m: 8 -> 5 -> 3, k = 2
   for (int k = 0; k < 8; ++k)
     ad_check(ad_fmt("after_search d/dx%d", k), dsx[k], 2 * sx[k] + 2, 1e-12, 0);
+  double want_big = 0;
+  for (int i = 0; i < BIG_LOCAL; i += 1000)
+    want_big += 2 * 0.3 * (i % 13) * (i % 13);
+  ad_check("big_local", __ad_gradient(big_local, 0.3), want_big, 1e-12, 0);
   return ad_finish();
 }
