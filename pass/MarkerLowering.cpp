@@ -236,6 +236,12 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
     return std::nullopt;
   }
 
+  auto isPassedByValue = [](CallBase &Call, Value *V) {
+    for (unsigned K = 0; K < Call.arg_size(); ++K)
+      if (Call.getArgOperand(K) == V && Call.paramHasAttr(K, Attribute::ByVal))
+        return true;
+    return false;
+  };
   ArgumentDecoder Dec(Marker, FnIdx + 1, Diags, MarkerName, FnName);
   SmallVector<ArgRole, 8> Roles;
   for (Argument &P : R.Fn->args()) {
@@ -256,6 +262,17 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
       Value *S = P ? Dec.take(PT, No, "the shadow") : nullptr;
       if (!S)
         return std::nullopt;
+      // A struct passed by value (std::array<double, 4>, a struct of three
+      // doubles) is passed in memory: a pointer to a copy. Its shadow passed
+      // by value is a copy too, and the gradient went there, silently.
+      if (R.Reverse && isPassedByValue(Marker, S)) {
+        Diags.errorAtRequest(
+            MarkerName + ": parameter " + Twine(No + 1) + " of '" + FnName +
+            "' is a struct passed by value, and so is its shadow: the "
+            "gradient would go to a copy of the shadow; pass the addresses "
+            "of both instead (__ad_gradient(f, &s, &ds))");
+        return std::nullopt;
+      }
       R.Args.push_back(P);
       R.Extras.push_back(S);
       Roles.push_back(ArgRole::Dup);
