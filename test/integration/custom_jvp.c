@@ -37,6 +37,11 @@ double quantize(double x) { return floor(x * 4) / 4; }
 double quantize_jvp(double x, double dx) { return dx; } // straight through
 AD_CUSTOM_JVP(quantize, quantize_jvp)
 double quantized_net(double w) { return 3 * quantize(w); }
+// The same rule through a function pointer the request passes AD_CONST: a
+// function named only in a request's later arguments was not counted as
+// address-taken, so it was no target of the call (a compile error, or a
+// run-time abort when another function of its type was one).
+double apply_fn(double (*fn)(double), double x) { return 2 * fn(x); }
 
 // An inactive function returning a double computed from an active value:
 // its result is a constant (the compiler crashed).
@@ -86,6 +91,8 @@ int main(void) {
            __ad_gradient(quantized_net, x), 3, 0, 0);
   ad_check("rule of an inlinable function, forward",
            __ad_derivative(quantized_net, x, 1.0), 3, 0, 0);
+  ad_check("rule through a function pointer",
+           __ad_gradient(apply_fn, AD_CONST, quantize, x), 2, 0, 0);
   ad_check("inactive double function", __ad_gradient(scaled, x),
            lookup_scale(x), 1e-15, 0);
   ad_check("inactive double function, forward",
