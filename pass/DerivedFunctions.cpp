@@ -116,6 +116,16 @@ void copyPrimalAttributes(Function &Derived, const Function &Primal,
   }
 }
 
+static constexpr StringLiteral InheritedJvpCallMD = "ad.inherited.jvp";
+
+void markInheritedJvpCall(CallBase &CB) {
+  CB.setMetadata(InheritedJvpCallMD, MDNode::get(CB.getContext(), {}));
+}
+
+bool isInheritedJvpCall(const CallBase &CB) {
+  return CB.getMetadata(InheritedJvpCallMD) != nullptr;
+}
+
 std::optional<DerivedInfo> getDerivedInfo(const Function &F) {
   Attribute KA = F.getFnAttribute(KindAttr);
   if (!KA.isStringAttribute())

@@ -66,6 +66,12 @@ struct DerivedInfo {
 };
 std::optional<DerivedInfo> getDerivedInfo(const llvm::Function &F);
 
+/// A call of a JVP that a derived function inherits from its primal (the
+/// forward derivative a nested request computes), as opposed to the mixed
+/// calls its own linearization makes, which unzipping splits.
+void markInheritedJvpCall(llvm::CallBase &CB);
+bool isInheritedJvpCall(const llvm::CallBase &CB);
+
 /// The existing derived function of kind \p K for (\p Primal, \p A), if any.
 llvm::Function *findDerived(llvm::Module &M, const llvm::Function &Primal,
                             DerivedKind K, const Activity &A);

@@ -68,7 +68,7 @@ bool LinearityChecker::isMixedCall(const Value *V) const {
   auto *CB = dyn_cast<CallBase>(V);
   const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
   auto Info = Callee ? getDerivedInfo(*Callee) : std::nullopt;
-  return Info && Info->Kind == DerivedKind::Jvp;
+  return Info && Info->Kind == DerivedKind::Jvp && !isInheritedJvpCall(*CB);
 }
 
 /// Returns what is wrong with linear instruction \p I, or null.

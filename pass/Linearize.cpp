@@ -18,6 +18,7 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -250,6 +251,14 @@ Function *Linearizer::run() {
   for (Argument &A : Src.args())
     ArgsInJ.push_back(J->getArg(A.getArgNo()));
   takeBody(*J, Src, ArgsInJ);
+  // Calls of JVPs in f itself are f's code: only the calls this
+  // linearization makes are split by unzipping.
+  for (Instruction &I : instructions(*J))
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      if (Function *Callee = CB->getCalledFunction())
+        if (auto Info = getDerivedInfo(*Callee);
+            Info && Info->Kind == DerivedKind::Jvp)
+          markInheritedJvpCall(*CB);
   copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);

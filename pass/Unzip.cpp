@@ -43,7 +43,9 @@ Function *mixedCallee(const Instruction &I) {
   if (!Callee)
     return nullptr;
   auto Info = getDerivedInfo(*Callee);
-  return Info && Info->Kind == DerivedKind::Jvp ? Callee : nullptr;
+  return Info && Info->Kind == DerivedKind::Jvp && !isInheritedJvpCall(*CB)
+             ? Callee
+             : nullptr;
 }
 
 /// Splits the arguments of a call of g.jvp: g's own arguments and the

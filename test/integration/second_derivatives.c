@@ -31,6 +31,16 @@ double h(double x, int n) {
 }
 double dh(double x, int n) { return __ad_gradient(h, x, n); }
 
+// Reverse over forward where the inner derivative calls a helper's JVP
+// with no active argument of the outer request (x AD_CONST): that call
+// was taken for one the outer linearization made, and unzipping it
+// crashed the compiler (found by probing). d2(x^3 y)/dxdy = 3 x^2.
+__attribute__((noinline)) double cube(double x) { return x * x * x; }
+double cube_times(double x, double y) { return cube(x) * y; }
+double d_cube_dx(double x, double y) {
+  return __ad_derivative(cube_times, x, 1.0, y, 0.0);
+}
+
 int main(void) {
   volatile double vx = 0.9, vy = -1.3;
   double x = vx, y = vy;
@@ -56,6 +66,8 @@ int main(void) {
   ad_deriv("rev over rev, looped", __ad_gradient(dh, x, n), hpp,
            AD_FD(x, dh(x, n)), AD_TOL_D);
 #endif
+  ad_check("rev over fwd, inner helper JVP",
+           __ad_gradient(d_cube_dx, AD_CONST, x, y), 3 * x * x, 1e-12, 0);
   return ad_finish();
 }
 
