@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -39,10 +40,38 @@ static bool isGradientMarker(const CallBase &Marker) {
   return Marker.getCalledFunction()->getName().starts_with(GradientPrefix);
 }
 
+/// A variant declared in C++ without extern "C" (g2 __ad_gradient_2(...)
+/// AD_MARKER;) has a mangled name; it gets its plain name back, which is
+/// how requests are recognised (it was left to clang's "compile with
+/// -fpass-plugin" error, with the plugin loaded).
+static void unmangleMarkerName(Function &F) {
+  if (!F.isDeclaration() || !F.getName().starts_with("_Z"))
+    return;
+  std::string Mangled = F.getName().str(); // the demangler points into it
+  ItaniumPartialDemangler Demangler;
+  if (Demangler.partialDemangle(Mangled.c_str()) || !Demangler.isFunction())
+    return;
+  size_t Size = 0;
+  char *Context = Demangler.getFunctionDeclContextName(nullptr, &Size);
+  bool Global = !Context || !*Context;
+  std::free(Context);
+  Size = 0;
+  char *Base = Demangler.getFunctionBaseName(nullptr, &Size);
+  std::string Name = Base ? Base : "";
+  std::free(Base);
+  if (Global &&
+      (StringRef(Name).starts_with(GradientPrefix) ||
+       StringRef(Name).starts_with(DerivativePrefix)) &&
+      !F.getParent()->getNamedValue(Name))
+    F.setName(Name);
+}
+
 void keepMarkersApart(Module &M) {
-  for (Function &F : M)
+  for (Function &F : M) {
+    unmangleMarkerName(F);
     if (isMarker(F))
       F.addFnAttr(Attribute::NoMerge);
+  }
 }
 
 SmallVector<CallBase *, 8> findMarkers(Module &M) {

@@ -18,6 +18,10 @@ struct grad2 {
   double dx, dy;
 };
 extern "C" grad2 __ad_gradient_2(...) AD_MARKER;
+// The same variant declared without extern "C", as for C: its name is
+// mangled, and it went unrecognised (clang's "compile with -fpass-plugin"
+// error, with the plugin loaded).
+grad2 __ad_gradient_pair(...) AD_MARKER;
 
 double sin_x(double x) { return std::sin(x) * x; }
 
@@ -79,6 +83,10 @@ int main() {
              AD_TOL_D);
     ad_deriv(ad_fmt("hyp_atan dy (%g,%g)", x, y), g.dy, y / r + x / (r * r), fdy,
              AD_TOL_D);
+
+    grad2 gm = __ad_gradient_pair(hyp_atan, x, y);
+    ad_check(ad_fmt("mangled variant dx (%g,%g)", x, y), gm.dx, g.dx, 0, 0);
+    ad_check(ad_fmt("mangled variant dy (%g,%g)", x, y), gm.dy, g.dy, 0, 0);
 
     float xf = static_cast<float>(x);
     double X = xf;
