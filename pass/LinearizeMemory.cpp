@@ -34,6 +34,12 @@ using namespace llvm;
 
 namespace ad {
 
+/// Null, or an address computed from it (an empty std::vector's end, null
+/// + size, at -O2): it points nowhere, in the shadow too.
+static bool isNullDerived(const Value *P) {
+  return isa<ConstantPointerNull>(getUnderlyingObject(P));
+}
+
 Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
@@ -41,7 +47,7 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   // the shadow either, and neither does an address computed from it (an
   // empty std::vector's end, null + size, at -O2); undef and poison stay
   // what they are.
-  if (isa<UndefValue>(P) || isa<ConstantPointerNull>(getUnderlyingObject(P)))
+  if (isa<UndefValue>(P) || isNullDerived(P))
     return P;
   // An address inside a global the derived code writes: the same address
   // inside its shadow global.
@@ -365,13 +371,16 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     // null. Any other pointer without a shadow would make the memory hold
     // a mix the pass cannot tell apart. A struct of pointers stored whole
     // (an iterator pair) keeps its shadow struct.
-    if (!isShadowed(V) && !pointsToNonDifferentiableData(V))
+    if (!isShadowed(V) && !pointsToNonDifferentiableData(V) &&
+        !(T->isPointerTy() && isNullDerived(V)))
       return fail(SI, "cannot differentiate: a pointer to memory without "
                       "derivatives is stored where pointers to memory with "
                       "derivatives are kept (not supported yet; pass that "
                       "memory with a shadow instead of AD_CONST)");
     Value *S = shadowOf(P, SI);
-    Value *SV = isShadowed(V) ? shadowOf(V, SI) : Constant::getNullValue(T);
+    Value *SV = isShadowed(V) || (T->isPointerTy() && isNullDerived(V))
+                    ? shadowOf(V, SI)
+                    : Constant::getNullValue(T);
     if (!S || !SV)
       return;
     auto *DS = cast<StoreInst>(SI.clone());
