@@ -343,7 +343,8 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
       // shadows, so that the calls are differentiated and see shadow
       // addresses. Their pointers are stored by callees (the vector's
       // constructor), which this function does not see. Through nested
-      // accessors too (m[i][j] of a vector of vectors).
+      // accessors too (m[i][j] of a vector of vectors), and through the
+      // pointers loaded from such locals.
       SmallVector<const Value *, 4> Destinations;
       if (auto *SI = dyn_cast<StoreInst>(&I);
           SI && Info.Varied.count(SI->getValueOperand()))
@@ -370,6 +371,10 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           for (const Use &U : CB->args())
             if (U->getType()->isPointerTy())
               Destinations.push_back(getUnderlyingObject(U.get()));
+        } else if (auto *LI = dyn_cast<LoadInst>(Obj)) {
+          // The data pointer loaded from a local std::vector whose
+          // constructor stays out of line (-Os).
+          Destinations.push_back(getUnderlyingObject(LI->getPointerOperand()));
         }
       }
       // Integers, and structs with integer fields (the bits may be packed
