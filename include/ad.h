@@ -94,13 +94,21 @@ void __ad_derivative_void(void *fn, ...) AD_MARKER;
  *
  *   AD_INACTIVE(log_message)
  *
- * declares an external function to carry no derivative (its result and its
- * effects are constant for differentiation). */
+ * declares an external function to carry no derivative: its result is
+ * constant. ADPass cannot see what it writes: memory with derivatives that
+ * it overwrites keeps them (give such a function an AD_CUSTOM_JVP).
+ * Functions with a rule or declared inactive are never inlined. */
+/* Registrations are named by a counter, not by f, so that f may be a
+ * qualified C++ name (AD_CUSTOM_JVP(ns::f, ns::f_jvp)). */
+#define AD_PASTE2_(a, b) a##b
+#define AD_PASTE_(a, b) AD_PASTE2_(a, b)
 #define AD_CUSTOM_JVP(f, f_jvp)                                                \
-  __attribute__((used)) static const void *const __ad_custom_jvp_##f[2] = {    \
-      (const void *)(f), (const void *)(f_jvp)};
+  __attribute__((used)) static const void                                      \
+      *const AD_PASTE_(__ad_custom_jvp_, __COUNTER__)[2] = {                   \
+          (const void *)(f), (const void *)(f_jvp)};
 #define AD_INACTIVE(f)                                                         \
-  __attribute__((used)) static const void *const __ad_inactive_##f =           \
+  __attribute__((used)) static const void *const AD_PASTE_(__ad_inactive_,     \
+                                                           __COUNTER__) =      \
       (const void *)(f);
 
 #ifdef __cplusplus

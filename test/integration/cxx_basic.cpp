@@ -27,7 +27,13 @@ double sin_x(double x) { return std::sin(x) * x; }
 
 namespace ns {
 double poly(double x) { return 2 * x * x * x - x; }
+// A custom rule named by qualified names (AD_CUSTOM_JVP pasted the name
+// into its registration's: an error for ns::quantize).
+double quantize(double x) { return std::floor(4 * x) / 4; }
+double quantize_jvp(double, double dx) { return dx; }
 } // namespace ns
+AD_CUSTOM_JVP(ns::quantize, ns::quantize_jvp)
+double quantized(double x) { return 3 * ns::quantize(x); }
 
 struct S {
   static double exp_x(double x) { return 2 * x * std::exp(x); }
@@ -84,6 +90,8 @@ int main() {
     ad_deriv(ad_fmt("hyp_atan dy (%g,%g)", x, y), g.dy, y / r + x / (r * r), fdy,
              AD_TOL_D);
 
+    ad_check(ad_fmt("namespace rule (%g)", x),
+             __ad_gradient((void *)quantized, x), 3, 0, 0);
     grad2 gm = __ad_gradient_pair(hyp_atan, x, y);
     ad_check(ad_fmt("mangled variant dx (%g,%g)", x, y), gm.dx, g.dx, 0, 0);
     ad_check(ad_fmt("mangled variant dy (%g,%g)", x, y), gm.dy, g.dy, 0, 0);
