@@ -7,6 +7,8 @@
 #include "MarkerLowering.h"
 #include "OutlineLongBlocks.h"
 
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -34,7 +36,7 @@ static cl::opt<unsigned> TimeTraceGranularityUs(
     cl::desc("Minimum time in microseconds of an ADPass stage that "
              "-ftime-trace records (clang's default granularity)"));
 
-static void runOnLargeStack(function_ref<void()> Body) {
+static void runOnWorker(function_ref<void()> Body) {
   bool Profiling = getTimeTraceProfilerInstance() != nullptr;
   llvm::thread Worker(std::optional<unsigned>(DerivationStackBytes), [&] {
     if (Profiling)
@@ -44,6 +46,58 @@ static void runOnLargeStack(function_ref<void()> Body) {
       timeTraceProfilerFinishThread();
   });
   Worker.join();
+}
+
+namespace {
+/// LLVMContext::diagnose prints an error that no handler takes and calls
+/// exit(1): under opt, from the worker thread, racing the thread that waits
+/// for it (an occasional crash on the way out, which failed a diagnostics
+/// test once in a CI run). While the worker runs, such an error is printed
+/// the same way here and the exit waits until the worker is done.
+struct DeferExitOnError : DiagnosticHandler {
+  explicit DeferExitOnError(DiagnosticHandler &Inner) : Inner(Inner) {}
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    if (Inner.handleDiagnostics(DI))
+      return true;
+    if (DI.getSeverity() != DS_Error)
+      return false; // printed by LLVMContext, which goes on
+    errs() << "error: ";
+    DiagnosticPrinterRawOStream Printer(errs());
+    DI.print(Printer);
+    errs() << "\n";
+    Unhandled = true;
+    return true;
+  }
+  bool isAnalysisRemarkEnabled(StringRef Pass) const override {
+    return Inner.isAnalysisRemarkEnabled(Pass);
+  }
+  bool isMissedOptRemarkEnabled(StringRef Pass) const override {
+    return Inner.isMissedOptRemarkEnabled(Pass);
+  }
+  bool isPassedOptRemarkEnabled(StringRef Pass) const override {
+    return Inner.isPassedOptRemarkEnabled(Pass);
+  }
+  bool isAnyRemarkEnabled() const override {
+    return Inner.isAnyRemarkEnabled();
+  }
+  DiagnosticHandler &Inner;
+  bool Unhandled = false;
+};
+} // namespace
+
+static void runOnLargeStack(LLVMContext &Ctx, function_ref<void()> Body) {
+  std::unique_ptr<DiagnosticHandler> Outer = Ctx.getDiagnosticHandler();
+  if (!Outer)
+    Outer = std::make_unique<DiagnosticHandler>();
+  auto Deferring = std::make_unique<DeferExitOnError>(*Outer);
+  DeferExitOnError *D = Deferring.get();
+  Ctx.setDiagnosticHandler(std::move(Deferring));
+  runOnWorker(Body);
+  bool Unhandled = D->Unhandled;
+  Outer->HasErrors |= D->HasErrors;
+  Ctx.setDiagnosticHandler(std::move(Outer));
+  if (Unhandled)
+    exit(1);
 }
 
 static void keepCallChainsOutOfLine(Module &M) {
@@ -66,7 +120,7 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   // The functions whose markers became calls of derived code, which the
   // inliner below may put there.
   SmallSetVector<Function *, 8> Callers;
-  runOnLargeStack([&] { Callers = lowerMarkers(M, D); });
+  runOnLargeStack(M.getContext(), [&] { Callers = lowerMarkers(M, D); });
   if (Callers.empty())
     return PreservedAnalyses::all();
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
@@ -128,7 +182,7 @@ PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Differentiator D(M, MAM, Diags);
   SmallVector<CallBase *, 8> Markers = findMarkers(M);
   findActiveGlobals(M, Markers, D);
-  runOnLargeStack([&] {
+  runOnLargeStack(M.getContext(), [&] {
     for (CallBase *Marker : Markers) {
       Diags.setRequest(Marker);
       if (std::optional<Request> R = parseRequest(*Marker, Diags, D.rules())) {
@@ -143,7 +197,7 @@ PreservedAnalyses ADJvpPass::run(Module &M, ModuleAnalysisManager &MAM) {
 PreservedAnalyses ADUnzipPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags);
-  runOnLargeStack([&] {
+  runOnLargeStack(M.getContext(), [&] {
     for (Function *Jvp : derivedOfKind(M, DerivedKind::Jvp)) {
       D.beginRequest();
       D.endRequest(D.getUnzipped(*Jvp).has_value());
@@ -155,7 +209,7 @@ PreservedAnalyses ADUnzipPass::run(Module &M, ModuleAnalysisManager &MAM) {
 PreservedAnalyses ADTransposePass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags);
-  runOnLargeStack([&] {
+  runOnLargeStack(M.getContext(), [&] {
     for (Function *Lin : derivedOfKind(M, DerivedKind::Lin)) {
       D.beginRequest();
       D.endRequest(D.getRev(*Lin) != nullptr);
