@@ -118,12 +118,20 @@ void copyPrimalAttributes(Function &Derived, const Function &Primal,
 
 static constexpr StringLiteral InheritedJvpCallMD = "ad.inherited.jvp";
 
+Function *calledJvp(const Instruction &I) {
+  auto *CB = dyn_cast<CallBase>(&I);
+  Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  auto Info = Callee ? getDerivedInfo(*Callee) : std::nullopt;
+  return Info && Info->Kind == DerivedKind::Jvp ? Callee : nullptr;
+}
+
 void markInheritedJvpCall(CallBase &CB) {
   CB.setMetadata(InheritedJvpCallMD, MDNode::get(CB.getContext(), {}));
 }
 
-bool isInheritedJvpCall(const CallBase &CB) {
-  return CB.getMetadata(InheritedJvpCallMD) != nullptr;
+Function *mixedCallee(const Instruction &I) {
+  Function *Callee = calledJvp(I);
+  return Callee && !I.getMetadata(InheritedJvpCallMD) ? Callee : nullptr;
 }
 
 std::optional<DerivedInfo> getDerivedInfo(const Function &F) {

@@ -66,11 +66,16 @@ struct DerivedInfo {
 };
 std::optional<DerivedInfo> getDerivedInfo(const llvm::Function &F);
 
+/// The generated JVP \p I calls directly, or null.
+llvm::Function *calledJvp(const llvm::Instruction &I);
 /// A call of a JVP that a derived function inherits from its primal (the
 /// forward derivative a nested request computes), as opposed to the mixed
 /// calls its own linearization makes, which unzipping splits.
 void markInheritedJvpCall(llvm::CallBase &CB);
-bool isInheritedJvpCall(const llvm::CallBase &CB);
+/// A mixed call: of a generated JVP, computing primal and tangent at once,
+/// made by the linearization of the function it is in (not inherited).
+/// Unzipping splits it. Null otherwise.
+llvm::Function *mixedCallee(const llvm::Instruction &I);
 
 /// The existing derived function of kind \p K for (\p Primal, \p A), if any.
 llvm::Function *findDerived(llvm::Module &M, const llvm::Function &Primal,

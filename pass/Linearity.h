@@ -9,6 +9,8 @@
 #ifndef ADPASS_LINEARITY_H
 #define ADPASS_LINEARITY_H
 
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Metadata.h"
 #include <optional>
@@ -27,6 +29,18 @@ inline constexpr const char *CalleeTapeOnStackMD = "ad.callee.tape";
 inline bool isLinear(const llvm::Value *V) {
   auto *I = llvm::dyn_cast<llvm::Instruction>(V);
   return I && I->getMetadata(LinearMD);
+}
+
+/// \p F's linear instructions, from one look at each one's mark: a mark is
+/// a lookup in the context-wide metadata table, which stages asking about
+/// every instruction and its operands several times pay for each time.
+inline llvm::DenseSet<const llvm::Value *>
+linearInstructions(const llvm::Function &F) {
+  llvm::DenseSet<const llvm::Value *> Linear;
+  for (const llvm::Instruction &I : llvm::instructions(F))
+    if (isLinear(&I))
+      Linear.insert(&I);
+  return Linear;
 }
 
 inline void markLinear(llvm::Instruction *I) {

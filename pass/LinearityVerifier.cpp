@@ -38,9 +38,7 @@ private:
   DerivedKind Kind;
   const Function *Primal;
   Activity Act;
-  /// F's linear instructions, from one look at each one's mark (a lookup
-  /// in the context-wide metadata table); operands are asked about again.
-  DenseSet<const Value *> Linear;
+  DenseSet<const Value *> Linear; // linearInstructions(F)
 };
 
 } // namespace
@@ -65,10 +63,8 @@ bool LinearityChecker::isLinearOrZero(const Value *V) const {
 }
 
 bool LinearityChecker::isMixedCall(const Value *V) const {
-  auto *CB = dyn_cast<CallBase>(V);
-  const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
-  auto Info = Callee ? getDerivedInfo(*Callee) : std::nullopt;
-  return Info && Info->Kind == DerivedKind::Jvp && !isInheritedJvpCall(*CB);
+  auto *I = dyn_cast<Instruction>(V);
+  return I && mixedCallee(*I);
 }
 
 /// Returns what is wrong with linear instruction \p I, or null.
@@ -177,9 +173,7 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
 }
 
 bool LinearityChecker::run(std::string &Msg, const Instruction **Bad) {
-  for (const Instruction &I : instructions(F))
-    if (isLinear(&I))
-      Linear.insert(&I);
+  Linear = linearInstructions(F);
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
       const char *Problem =

@@ -254,11 +254,8 @@ Function *Linearizer::run() {
   // Calls of JVPs in f itself are f's code: only the calls this
   // linearization makes are split by unzipping.
   for (Instruction &I : instructions(*J))
-    if (auto *CB = dyn_cast<CallBase>(&I))
-      if (Function *Callee = CB->getCalledFunction())
-        if (auto Info = getDerivedInfo(*Callee);
-            Info && Info->Kind == DerivedKind::Jvp)
-          markInheritedJvpCall(*CB);
+    if (calledJvp(I))
+      markInheritedJvpCall(cast<CallBase>(I));
   copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);

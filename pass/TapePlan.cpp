@@ -318,9 +318,7 @@ void Unzipper::findArrayLoops() {
 }
 
 bool Unzipper::planTape() {
-  for (Instruction &I : instructions(Jvp))
-    if (ad::isLinear(&I))
-      LinearInJvp.insert(&I);
+  LinearInJvp = linearInstructions(Jvp);
   DT = std::make_unique<DominatorTree>(Jvp);
   LI = std::make_unique<LoopInfo>(*DT);
   // Records and counted loops follow LoopInfo's loops; a cycle entered in

@@ -35,19 +35,6 @@ Type *predIndexType(LLVMContext &Ctx, unsigned NumPreds) {
   return NumPreds <= 256 ? Type::getInt8Ty(Ctx) : Type::getInt32Ty(Ctx);
 }
 
-/// A call of a generated JVP: it computes primal and tangent at once and is
-/// split by unzipping.
-Function *mixedCallee(const Instruction &I) {
-  auto *CB = dyn_cast<CallBase>(&I);
-  Function *Callee = CB ? CB->getCalledFunction() : nullptr;
-  if (!Callee)
-    return nullptr;
-  auto Info = getDerivedInfo(*Callee);
-  return Info && Info->Kind == DerivedKind::Jvp && !isInheritedJvpCall(*CB)
-             ? Callee
-             : nullptr;
-}
-
 /// Splits the arguments of a call of g.jvp: g's own arguments and the
 /// shadows (for g.fwd), or the tangents (for g.lin).
 SmallVector<Value *, 8> calleeArgs(CallBase &JvpCall, bool Tangents) {

@@ -31,9 +31,6 @@ inline constexpr uint64_t MaxEmbeddedTapeBytes = 4096;
 
 /// The type of a merge block's predecessor index.
 llvm::Type *predIndexType(llvm::LLVMContext &Ctx, unsigned NumPreds);
-/// A call of a generated JVP (computes primal and tangent at once; unzip
-/// splits it), or null.
-llvm::Function *mixedCallee(const llvm::Instruction &I);
 /// The arguments of a call of g.jvp that g.fwd takes (g's own and the
 /// shadows), or (Tangents) those g.lin takes.
 llvm::SmallVector<llvm::Value *, 8> calleeArgs(llvm::CallBase &JvpCall,
@@ -161,11 +158,9 @@ private:
   TapeLayout Layout;
   StructType *TapeTy = nullptr;
   SmallPtrSet<Instruction *, 2> ReturnPacking; // the {y, dy} insertvalues
-  /// f.jvp's linear instructions, from one look at each one's mark: a mark
-  /// is a lookup in the context-wide metadata table, and planning and
-  /// building ask about every instruction and its operands several times
-  /// (6% of a -O0 compile of a long function). Instructions f.fwd erases
-  /// leave it.
+  /// linearInstructions(f.jvp): planning and building ask about every
+  /// instruction and its operands several times (the marks cost 6% of a
+  /// -O0 compile of a long function). Instructions f.fwd erases leave it.
   DenseSet<const Value *> LinearInJvp;
   bool isLinear(const Value *V) const { return LinearInJvp.contains(V); }
   void eraseJvpInstruction(Instruction *I) {
