@@ -371,16 +371,15 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     // null. Any other pointer without a shadow would make the memory hold
     // a mix the pass cannot tell apart. A struct of pointers stored whole
     // (an iterator pair) keeps its shadow struct.
-    if (!isShadowed(V) && !pointsToNonDifferentiableData(V) &&
-        !(T->isPointerTy() && isNullDerived(V)))
+    bool FromNull = T->isPointerTy() && isNullDerived(V); // its own shadow
+    if (!isShadowed(V) && !pointsToNonDifferentiableData(V) && !FromNull)
       return fail(SI, "cannot differentiate: a pointer to memory without "
                       "derivatives is stored where pointers to memory with "
                       "derivatives are kept (not supported yet; pass that "
                       "memory with a shadow instead of AD_CONST)");
     Value *S = shadowOf(P, SI);
-    Value *SV = isShadowed(V) || (T->isPointerTy() && isNullDerived(V))
-                    ? shadowOf(V, SI)
-                    : Constant::getNullValue(T);
+    Value *SV =
+        isShadowed(V) || FromNull ? shadowOf(V, SI) : Constant::getNullValue(T);
     if (!S || !SV)
       return;
     auto *DS = cast<StoreInst>(SI.clone());
