@@ -3,6 +3,7 @@
 #include "CustomRules.h"
 #include "DerivedFunctions.h"
 #include "JvpRules.h"
+#include "MarkerLowering.h"
 
 #include "llvm/IR/IRBuilder.h"
 
@@ -24,21 +25,6 @@ static bool isBookkeeping(const User *U) {
   return false;
 }
 
-/// Whether \p U names the function a derivative request differentiates:
-/// the first function among the marker's arguments (after an sret
-/// pointer). A function passed further on (__ad_gradient(apply, AD_CONST,
-/// fn, x)) is a pointer the program calls.
-static bool isRequestedFunction(const CallBase &CB, const Use &U) {
-  const Function *Callee = CB.getCalledFunction();
-  if (!Callee || !(Callee->getName().starts_with("__ad_gradient") ||
-                   Callee->getName().starts_with("__ad_derivative")))
-    return false;
-  for (const Use &Arg : CB.args())
-    if (isa<Function>(Arg.get()->stripPointerCasts()))
-      return &Arg == &U;
-  return false;
-}
-
 /// Whether the program can call \p F through a pointer: its address is
 /// used other than by direct calls, derivative requests (__ad_gradient(f,
 /// ...)) and bookkeeping.
@@ -46,7 +32,7 @@ static bool isAddressTakenByUser(const Function &F) {
   for (const Use &U : F.uses()) {
     const User *Usr = U.getUser();
     if (auto *CB = dyn_cast<CallBase>(Usr)) {
-      if (CB->isCallee(&U) || isRequestedFunction(*CB, U))
+      if (CB->isCallee(&U) || namesRequestedFunction(U))
         continue;
       return true;
     }

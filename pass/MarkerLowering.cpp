@@ -30,9 +30,12 @@ static constexpr StringLiteral DerivativePrefix = "__ad_derivative";
 static constexpr StringLiteral ConstTag = "__ad_const_tag";
 static constexpr StringLiteral DupTag = "__ad_dup_tag";
 
+static bool isMarkerName(StringRef Name) {
+  return Name.starts_with(GradientPrefix) || Name.starts_with(DerivativePrefix);
+}
+
 static bool isMarker(const Function &F) {
-  return F.isDeclaration() && (F.getName().starts_with(GradientPrefix) ||
-                               F.getName().starts_with(DerivativePrefix));
+  return F.isDeclaration() && isMarkerName(F.getName());
 }
 
 /// A reverse-mode request (__ad_gradient*); the others are forward mode.
@@ -59,10 +62,7 @@ static void unmangleMarkerName(Function &F) {
   char *Base = Demangler.getFunctionBaseName(nullptr, &Size);
   std::string Name = Base ? Base : "";
   std::free(Base);
-  if (Global &&
-      (StringRef(Name).starts_with(GradientPrefix) ||
-       StringRef(Name).starts_with(DerivativePrefix)) &&
-      !F.getParent()->getNamedValue(Name))
+  if (Global && isMarkerName(Name) && !F.getParent()->getNamedValue(Name))
     F.setName(Name);
 }
 
@@ -194,6 +194,13 @@ private:
 
 static bool hasSRet(const CallBase &CB) {
   return CB.arg_size() > 0 && CB.paramHasAttr(0, Attribute::StructRet);
+}
+
+bool namesRequestedFunction(const Use &U) {
+  auto *Marker = dyn_cast<CallBase>(U.getUser());
+  Function *Callee = Marker ? Marker->getCalledFunction() : nullptr;
+  return Callee && isMarker(*Callee) &&
+         U.getOperandNo() == (hasSRet(*Marker) ? 1u : 0u);
 }
 
 Function *requestedFunction(CallBase &Marker) {
@@ -437,19 +444,26 @@ static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
     Marker.replaceAllUsesWith(B.CreateLoad(Target, Slot));
 }
 
-/// Globals are not inputs or outputs of a request: the tangents of their
-/// contents when \p Derived starts, or the cotangents when it ends, are
-/// zero (GlobalShadows.h). Clears at \p B the shadows \p Derived use.
-/// For a gradient that is f.fwd's too: f.rev may reach a shadow only
+/// The shadow globals the functions a request calls use, and what they
+/// call. For a gradient those of f.fwd too: f.rev may reach a shadow only
 /// through an address f.fwd put on the tape (at -O0, a pointer chosen
-/// between two globals, a _Thread_local global), and the shadow still
-/// holds what the previous request left in it.
-static void zeroGlobalShadows(IRBuilder<> &B, ArrayRef<Function *> Derived,
-                              Differentiator &D) {
-  const DataLayout &DL = D.module().getDataLayout();
+/// between two globals, a _Thread_local global).
+static SmallSetVector<GlobalVariable *, 4>
+globalShadowsUsedBy(ArrayRef<Function *> Derived, Differentiator &D) {
   SmallSetVector<GlobalVariable *, 4> Shadows;
   for (Function *F : Derived)
     Shadows.set_union(D.globals().shadowsUsedFrom(*F));
+  return Shadows;
+}
+
+/// Globals are not inputs or outputs of a request: the tangents of their
+/// contents when the derived code starts, or the cotangents when it ends,
+/// are zero (GlobalShadows.h), whatever the previous request left in their
+/// \p Shadows. Clears them at \p B.
+static void zeroGlobalShadows(IRBuilder<> &B,
+                              ArrayRef<GlobalVariable *> Shadows,
+                              Differentiator &D) {
+  const DataLayout &DL = D.module().getDataLayout();
   for (GlobalVariable *S : Shadows)
     B.CreateMemSet(S, B.getInt8(0), DL.getTypeAllocSize(S->getValueType()),
                    S->getAlign());
@@ -459,13 +473,11 @@ static void zeroGlobalShadows(IRBuilder<> &B, ArrayRef<Function *> Derived,
 /// shadow the derived code keeps itself (x == G in f(x) that also writes
 /// G by name) would give that memory two shadows: a wrong derivative. It
 /// cannot be ruled out here, so the request checks at run time, before
-/// \p Derived (and what it calls) runs, and aborts with a message.
+/// the derived code runs, for each of its global \p Shadows, and aborts
+/// with a message.
 static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
-                                         ArrayRef<Function *> Derived,
+                                         ArrayRef<GlobalVariable *> Shadows,
                                          Differentiator &D) {
-  SmallSetVector<GlobalVariable *, 4> Shadows;
-  for (Function *F : Derived)
-    Shadows.set_union(D.globals().shadowsUsedFrom(*F));
   if (Shadows.empty())
     return;
   Module &M = D.module();
@@ -536,14 +548,16 @@ static bool lowerGradient(Request &R, Differentiator &D) {
     Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
   }
 
-  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
+  SmallSetVector<GlobalVariable *, 4> Shadows =
+      globalShadowsUsedBy({U.Fwd, Rev}, D);
+  checkArgumentsOutsideGlobals(B, R, Shadows.getArrayRef(), D);
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
   if (!TapeOnHeap)
     B.CreateLifetimeStart(Tape);
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
-  zeroGlobalShadows(B, {U.Fwd, Rev}, D);
+  zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   SmallVector<Value *, 2> RevArgs{Tape};
   if (Rev->arg_size() > 1)
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
@@ -585,8 +599,9 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   IRBuilder<> B(R.Marker);
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
-  checkArgumentsOutsideGlobals(B, R, {Jvp}, D);
-  zeroGlobalShadows(B, {Jvp}, D);
+  SmallSetVector<GlobalVariable *, 4> Shadows = globalShadowsUsedBy({Jvp}, D);
+  checkArgumentsOutsideGlobals(B, R, Shadows.getArrayRef(), D);
+  zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
   SmallVector<Value *, 1> Out;

@@ -45,6 +45,10 @@ llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
 
 /// The function \p Marker asks to differentiate, if it names one.
 llvm::Function *requestedFunction(llvm::CallBase &Marker);
+/// Whether \p U is where a marker call names the function to
+/// differentiate. A function passed further on (__ad_gradient(apply,
+/// AD_CONST, fn, x)) is a pointer the program calls.
+bool namesRequestedFunction(const llvm::Use &U);
 
 /// Decides, for the requests \p Markers, which globals of \p M carry
 /// derivatives (GlobalShadows.h). Before any derivative is built. Returns
