@@ -57,9 +57,22 @@ void Differentiator::simplify(Function &F) {
 
 void Differentiator::noteGenerated(Function *F) { Generated.push_back(F); }
 
+void Differentiator::eraseAfterRequest(Instruction &I) {
+  I.dropAllReferences();
+  I.removeFromParent();
+  Detached.push_back(&I);
+}
+
+void Differentiator::deleteDetached() {
+  for (Instruction *I : Detached)
+    I->deleteValue();
+  Detached.clear();
+}
+
 void Differentiator::beginRequest() { RequestStart = Generated.size(); }
 
 void Differentiator::endRequest(bool Succeeded) {
+  deleteDetached();
   if (Succeeded) {
     RequestStart = Generated.size();
     return;

@@ -341,7 +341,7 @@ void Unzipper::buildFwd(Function *Fwd) {
   for (Instruction *I : Linear)
     I->replaceAllUsesWith(PoisonValue::get(I->getType()));
   for (Instruction *I : Linear)
-    I->eraseFromParent();
+    D.eraseAfterRequest(*I);
   RecursivelyDeleteTriviallyDeadInstructionsPermissive(MaybeDead);
   // Only now: the tape layout holds f.jvp's loops, owned by its LoopInfo.
   if (Moved)
