@@ -412,9 +412,11 @@ bool Unzipper::planTape() {
   // 16-byte aligned: a zero-sized vector field raises its alignment).
   const DataLayout &DL = Jvp.getParent()->getDataLayout();
   bool Marked = false;
-  for (Instruction &I : instructions(Jvp))
-    if (I.getMetadata(ShadowAllocaMD)) {
-      auto *AI = cast<AllocaInst>(&I);
+  for (Instruction &I : instructions(Jvp)) {
+    // The kind first: a metadata lookup costs a probe of a context-wide
+    // table, and every f.jvp instruction carries marks.
+    auto *AI = dyn_cast<AllocaInst>(&I);
+    if (AI && AI->getMetadata(ShadowAllocaMD)) {
       uint64_t Align = AI->getAlign().value();
       if (Align > 16) {
         D.diags().errorAt(I, "cannot differentiate through a local variable "
@@ -445,6 +447,7 @@ bool Unzipper::planTape() {
         Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
       Layout.ShadowAllocas[AI] = Layout.addStatic(T);
     }
+  }
   NumResiduals += Layout.StaticResiduals.size();
   for (auto &[Key, R] : Layout.Records) {
     R.Ty = StructType::get(Ctx, R.Fields);
