@@ -139,7 +139,7 @@ static uint64_t mdIntAt(const MDNode *MD, unsigned K) {
   return mdconst::extract<ConstantInt>(MD->getOperand(K))->getZExtValue();
 }
 
-void markCounter(Instruction *Counter, unsigned Id, Type *RecordTy) {
+void markCounter(PHINode *Counter, unsigned Id, Type *RecordTy) {
   LLVMContext &Ctx = Counter->getContext();
   uint64_t Size =
       Counter->getModule()->getDataLayout().getTypeAllocSize(RecordTy);
@@ -148,13 +148,13 @@ void markCounter(Instruction *Counter, unsigned Id, Type *RecordTy) {
 }
 
 std::optional<CounterInfo> counterInfo(const Instruction &I) {
-  MDNode *MD = I.getMetadata(CounterMD);
+  MDNode *MD = isa<PHINode>(I) ? I.getMetadata(CounterMD) : nullptr;
   if (!MD)
     return std::nullopt;
   return CounterInfo{unsigned(mdIntAt(MD, 0)), mdIntAt(MD, 1)};
 }
 
-void markLoopEntry(Instruction *Base, Instruction *Count, unsigned Id,
+void markLoopEntry(LoadInst *Base, LoadInst *Count, unsigned Id,
                    bool IsExit) {
   LLVMContext &Ctx = Base->getContext();
   MDNode *MD = MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 1, IsExit)});
@@ -163,8 +163,12 @@ void markLoopEntry(Instruction *Base, Instruction *Count, unsigned Id,
 }
 
 std::optional<LoopEntryInfo> loopEntryInfo(const Instruction &I) {
-  bool IsBase = I.getMetadata(LoopBaseMD);
-  MDNode *MD = IsBase ? I.getMetadata(LoopBaseMD) : I.getMetadata(LoopCountMD);
+  if (!isa<LoadInst>(I))
+    return std::nullopt;
+  MDNode *MD = I.getMetadata(LoopBaseMD);
+  bool IsBase = MD;
+  if (!IsBase)
+    MD = I.getMetadata(LoopCountMD);
   if (!MD)
     return std::nullopt;
   return LoopEntryInfo{unsigned(mdIntAt(MD, 0)), mdIntAt(MD, 1) != 0, IsBase};

@@ -57,17 +57,19 @@ llvm::Value *arrayElement(llvm::IRBuilderBase &B, llvm::Value *Array,
 
 /// In f.lin: the iteration counter of array loop \p Id, whose records have
 /// type \p RecordTy. f.rev counts the same iterations down.
-void markCounter(llvm::Instruction *Counter, unsigned Id, llvm::Type *RecordTy);
+void markCounter(llvm::PHINode *Counter, unsigned Id, llvm::Type *RecordTy);
 struct CounterInfo {
   unsigned Id;
   uint64_t RecordSize;
 };
+/// The readers test the instruction's kind first: every f.lin instruction
+/// carries marks, and each metadata lookup probes a context-wide table.
 std::optional<CounterInfo> counterInfo(const llvm::Instruction &I);
 
 /// In f.lin: the reads of array loop \p Id's array and iteration count, in
 /// its preheader or (IsExit) its exit block, where f.rev enters the loop.
-void markLoopEntry(llvm::Instruction *Base, llvm::Instruction *Count,
-                   unsigned Id, bool IsExit);
+void markLoopEntry(llvm::LoadInst *Base, llvm::LoadInst *Count, unsigned Id,
+                   bool IsExit);
 struct LoopEntryInfo {
   unsigned Id;
   bool IsExit;

@@ -242,9 +242,9 @@ Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
     // Reads of the block's own record, and static tape reads, which are
     // valid anywhere in f.rev.
     bool Movable =
-        I->getMetadata(StaticReadMD) ||
         (isa<GetElementPtrInst>(I) &&
-         cast<GetElementPtrInst>(I)->getPointerOperand() == Lin.getArg(0));
+         cast<GetElementPtrInst>(I)->getPointerOperand() == Lin.getArg(0)) ||
+        I->getMetadata(StaticReadMD);
     if (I->getParent() != &LinBB && !Movable)
       return Fail("it is computed in another block");
     if (isTapeCall(I, TapeOp::Read)) {
