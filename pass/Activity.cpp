@@ -322,11 +322,23 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           // A pointer returned by a call that was given active memory (an
           // accessor such as std::vector::operator[] at -O0), or that may
           // reach active globals (a getter of a global buffer), is assumed
-          // to point into it; the callee's JVP returns its shadow.
-          if (Globals.mayTouchActive(*CB) ||
-              llvm::any_of(CB->args(), [&](const Use &U) {
-                return Info.Shadowed.count(U.get());
-              }))
+          // to point into it; the callee's JVP returns its shadow. So is
+          // one from a function in this file that is stored where pointers
+          // with shadows are kept: storage from an allocating helper
+          // (std::valarray's __valarray_get_storage at -O0).
+          const Function *Callee = CB->getCalledFunction();
+          bool GivenActiveMemory = llvm::any_of(CB->args(), [&](const Use &U) {
+            return Info.Shadowed.count(U.get());
+          });
+          bool KeptWithShadows =
+              Callee && !Callee->isDeclaration() &&
+              llvm::any_of(CB->users(), [&](const User *U) {
+                auto *SI = dyn_cast<StoreInst>(U);
+                return SI && SI->getValueOperand() == CB &&
+                       Info.Shadowed.count(SI->getPointerOperand());
+              });
+          if (Globals.mayTouchActive(*CB) || GivenActiveMemory ||
+              KeptWithShadows)
             Mark(Info.Shadowed, &I);
         } else if (derivesAddress(I) &&
                    llvm::any_of(I.operands(), [&](const Use &U) {

@@ -381,7 +381,10 @@ void Linearizer::linearizeInstruction(Instruction &I) {
 void Linearizer::linearizeCall(CallBase &CB) {
   if (isDeallocationCall(&CB))
     return linearizeDeallocation(CB);
-  if (!readsActiveData(CB))
+  // A pointer result that must have a shadow (Activity.cpp) needs the
+  // callee's JVP even when no derivative flows in.
+  bool ShadowedResult = isPointerLike(CB.getType()) && isShadowed(&CB);
+  if (!readsActiveData(CB) && !ShadowedResult)
     return; // Inactive call: stays as primal code.
   bool TouchesGlobals = D.globals().mayTouchActive(CB);
   if (CB.isInlineAsm())
@@ -399,7 +402,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return linearizeComplexArithmetic(CB);
   if (!Callee->isDeclaration())
     return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
-                             TouchesGlobals);
+                             TouchesGlobals || ShadowedResult);
   if (isKnownInactiveFunction(Callee->getName()))
     return constantResult(CB);
   bool PassesActiveMemory = llvm::any_of(
@@ -639,7 +642,8 @@ static bool loadsPointersThrough(const Function &F, unsigned ArgNo) {
 }
 
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
-                                   bool FirstArgConst, bool TouchesGlobals) {
+                                   bool FirstArgConst,
+                                   bool EvenWithoutActiveArgs) {
   if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
     return fail(CB, "cannot differentiate a call of '" + displayName(Callee) +
                         "' through a mismatched or variadic prototype");
@@ -664,10 +668,10 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       Roles.push_back(ArgRole::Const);
   }
   Activity CalleeAct(Roles);
-  // Only zero tangents flow in, none through globals: the call stays
-  // primal code.
+  // Only zero tangents flow in, none through globals, and no shadow is
+  // needed of the result: the call stays primal code.
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
-      !TouchesGlobals)
+      !EvenWithoutActiveArgs)
     return;
   Function *CalleeJvp;
   if (isDispatcher(Primal) || D.speculationDepth()) {

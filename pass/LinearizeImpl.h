@@ -75,11 +75,12 @@ private:
   void applyLinearStructure(llvm::Instruction &I,
                             llvm::ArrayRef<unsigned> DataOps);
   void linearizeCall(llvm::CallBase &CB);
-  /// \p TouchesGlobals: the callee may access active globals, so it is
-  /// differentiated even when no argument carries a derivative.
+  /// \p EvenWithoutActiveArgs: the callee may access active globals, or
+  /// its pointer result must have a shadow, so it is differentiated even
+  /// when no argument carries a derivative.
   void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee,
                          bool FirstArgConst = false,
-                         bool TouchesGlobals = false);
+                         bool EvenWithoutActiveArgs = false);
   void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
   /// In a dispatcher: the derivative of the possible target \p Callee, or
   /// null when it cannot be built (then \p Why says why).
