@@ -154,8 +154,7 @@ std::optional<CounterInfo> counterInfo(const Instruction &I) {
   return CounterInfo{unsigned(mdIntAt(MD, 0)), mdIntAt(MD, 1)};
 }
 
-void markLoopEntry(LoadInst *Base, LoadInst *Count, unsigned Id,
-                   bool IsExit) {
+void markLoopEntry(LoadInst *Base, LoadInst *Count, unsigned Id, bool IsExit) {
   LLVMContext &Ctx = Base->getContext();
   MDNode *MD = MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 1, IsExit)});
   Base->setMetadata(LoopBaseMD, MD);
