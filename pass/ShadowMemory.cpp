@@ -266,9 +266,13 @@ static const Argument *returnedParameter(const Function &F) {
 /// what its own caller passed (its parameter, or what a function that
 /// returns its parameter was given), up to \p Depth calls up. Data
 /// holding pointers counts as one kind, ptr: a member's type may be its
-/// class's ".base" variant, another IR name for the same class.
+/// class's ".base" variant, another IR name for the same class. With
+/// \p Bytes unknown (a copy whose length varies, such as std::valarray's
+/// element copy at -O0), only objects made of floating-point data alone
+/// count: whatever part is copied, that is what moves.
 static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
-                                     uint64_t Bytes, unsigned Depth,
+                                     std::optional<uint64_t> Bytes,
+                                     unsigned Depth,
                                      SmallPtrSetImpl<Type *> &Found) {
   if (ArgNo >= F.arg_size())
     return false;
@@ -309,7 +313,10 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     // A base-class subobject is copied without its tail padding, which a
     // derived class may reuse: the copy can be shorter than the type, and
     // what the whole type holds is a superset of what is copied.
-    if (!T || !T->isSized() || DL.getTypeAllocSize(T) < Bytes)
+    if (!T || !T->isSized())
+      return false;
+    if (Bytes ? DL.getTypeAllocSize(T) < *Bytes
+              : hasNonFloatLeaf(T) || containsPointer(T))
       return false;
     collectFloatLeaves(T, Found);
     if (containsPointer(T))
@@ -325,16 +332,17 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
 static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
                                      SmallPtrSetImpl<Type *> &Out) {
   auto *A = dyn_cast<Argument>(Ptr);
-  auto *Bytes = dyn_cast<ConstantInt>(Len);
-  if (!A || !Bytes)
+  if (!A)
     return false;
+  std::optional<uint64_t> Bytes;
+  if (auto *C = dyn_cast<ConstantInt>(Len))
+    Bytes = C->getZExtValue();
   // In f.jvp, f's parameters come first; f's callers are what matter.
   const Function *F = A->getParent();
   if (auto Info = getDerivedInfo(*F))
     F = Info->Primal;
   SmallPtrSet<Type *, 4> Found;
-  if (!collectPassedObjectTypes(*F, A->getArgNo(), Bytes->getZExtValue(),
-                                /*Depth=*/4, Found))
+  if (!collectPassedObjectTypes(*F, A->getArgNo(), Bytes, /*Depth=*/4, Found))
     return false;
   Out.insert(Found.begin(), Found.end());
   return true;
