@@ -260,8 +260,9 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
 }
 
 bool isKnownInactiveFunction(StringRef Name) {
-  // Output, process control and integer-valued math: whatever their
-  // arguments, they cannot carry a derivative into the result.
+  // Output, process control, integer-valued math, and lengths and
+  // comparisons of memory: whatever their arguments, they cannot carry a
+  // derivative into the result.
   static const StringSet<> Inactive = {"printf",
                                        "fprintf",
                                        "sprintf",
@@ -298,6 +299,12 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "__fpclassifyf",
                                        "__signbit",
                                        "__signbitf",
+                                       "strlen",
+                                       "strnlen",
+                                       "strcmp",
+                                       "strncmp",
+                                       "memcmp",
+                                       "bcmp",
                                        "__ad_unknown_target",
                                        "__ad_undifferentiable_target"};
   return Inactive.contains(Name);

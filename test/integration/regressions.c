@@ -27,6 +27,9 @@
 //  * a 4.8 MB local array: its shadow lives in the tape, which the request
 //    allocated in its caller's frame (a stack overflow before any request
 //    ran); large tapes are now on the heap.
+//  * strlen, strcmp and memcmp (bcmp from -O1) of heap memory, which has a
+//    shadow: "no derivative rule" errors; they are now inactive like
+//    printf.
 // RUN: %adcc -O0 -g %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O2 -g %s -o %t.O2g %adlibs && %t.O2g
@@ -156,6 +159,23 @@ double big_local(double x) {
   return s;
 }
 
+// d/dx = 6 * 3x^2 + 2x (the name has six letters and matches).
+double labelled(double x) {
+  char *name = malloc(8);
+  for (int i = 0; i < 6; i++)
+    name[i] = 'a' + i;
+  name[6] = 0;
+  double *w = malloc(2 * sizeof(double));
+  w[0] = x;
+  w[1] = x * x;
+  double s = w[0] * w[1] * (double)strlen(name) +
+             (strcmp(name, "abcdef") == 0 ? w[1] : 0) +
+             (memcmp(&w[0], &w[1], sizeof(double)) == 0 ? w[0] : 0);
+  free(name);
+  free(w);
+  return s;
+}
+
 typedef struct { double dx, ds; } grad_xs;
 grad_xs __ad_gradient_xs(void *fn, ...) AD_MARKER;
 
@@ -221,5 +241,7 @@ int main(void) {
   for (int i = 0; i < BIG_LOCAL; i += 1000)
     want_big += 2 * 0.3 * (i % 13) * (i % 13);
   ad_check("big_local", __ad_gradient(big_local, 0.3), want_big, 1e-12, 0);
+  ad_check("labelled", __ad_gradient(labelled, 0.7),
+           18 * 0.7 * 0.7 + 2 * 0.7, 1e-12, 0);
   return ad_finish();
 }
