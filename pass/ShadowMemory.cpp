@@ -315,8 +315,7 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     // what the whole type holds is a superset of what is copied.
     if (!T || !T->isSized())
       return false;
-    if (Bytes ? DL.getTypeAllocSize(T) < *Bytes
-              : hasNonFloatLeaf(T) || containsPointer(T))
+    if (Bytes ? DL.getTypeAllocSize(T) < *Bytes : hasNonFloatLeaf(T))
       return false;
     collectFloatLeaves(T, Found);
     if (containsPointer(T))
