@@ -262,8 +262,19 @@ static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
   });
 }
 
+/// Whether a call of \p Callee is differentiated from its body, which
+/// Linearize can then make return the shadow of memory it allocates. The
+/// result of a function with a user's rule is what the rule says: an
+/// AD_INACTIVE function's has no shadow.
+static bool differentiatedFromBody(const Function *Callee,
+                                   const CustomRules &Rules) {
+  return Callee && !Callee->isDeclaration() && !Rules.isInactive(*Callee) &&
+         !Rules.customJvp(*Callee);
+}
+
 ActivityInfo computeActivity(const Function &F, const Activity &A,
-                             const GlobalShadows &Globals) {
+                             const GlobalShadows &Globals,
+                             const CustomRules &Rules) {
   ActivityInfo Info;
   for (const Argument &Arg : F.args()) {
     if (A.isActive(Arg.getArgNo()))
@@ -331,7 +342,7 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
             return Info.Shadowed.count(U.get());
           });
           bool KeptWithShadows =
-              Callee && !Callee->isDeclaration() &&
+              differentiatedFromBody(Callee, Rules) &&
               llvm::any_of(CB->users(), [&](const User *U) {
                 auto *SI = dyn_cast<StoreInst>(U);
                 return SI && SI->getValueOperand() == CB &&
@@ -380,6 +391,17 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
               containsPointer(AI->getAllocatedType()) && OnlyCalleesFill(*AI))
             Mark(Info.Shadowed, AI);
         } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
+          // A function of this file given no pointer returns memory it
+          // allocated (a helper around malloc, whose result SROA took out
+          // of the struct field that held it at -O0): its JVP returns the
+          // shadow of that memory. An accessor is given the object it
+          // reads, whose shadow is looked for instead.
+          bool GivenPointers = llvm::any_of(CB->args(), [](const Use &U) {
+            return U->getType()->isPointerTy();
+          });
+          if (!GivenPointers &&
+              differentiatedFromBody(CB->getCalledFunction(), Rules))
+            Mark(Info.Shadowed, CB);
           for (const Use &U : CB->args())
             if (U->getType()->isPointerTy())
               Destinations.push_back(getUnderlyingObject(U.get()));

@@ -134,7 +134,8 @@ struct ActivityInfo {
   llvm::SmallPtrSet<const llvm::Value *, 4> FloatBits;
 };
 ActivityInfo computeActivity(const llvm::Function &F, const Activity &A,
-                             const GlobalShadows &Globals);
+                             const GlobalShadows &Globals,
+                             const CustomRules &Rules);
 
 } // namespace ad
 

@@ -235,7 +235,7 @@ Value *Linearizer::tangentOf(Value *V) {
 }
 
 Function *Linearizer::run() {
-  ActivityInfo Info = computeActivity(Src, Act, D.globals());
+  ActivityInfo Info = computeActivity(Src, Act, D.globals(), D.rules());
   bool ReturnsShadow = false;
   for (BasicBlock &BB : Src)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))

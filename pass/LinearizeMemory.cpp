@@ -308,10 +308,21 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
 }
 
 /// What memory without a shadow that active data reaches is, for errors.
-static const char *memoryWithoutShadow(const Value *P) {
-  if (isa<AllocaInst>(getUnderlyingObject(P)))
+static std::string memoryWithoutShadow(const Value *P,
+                                       const CustomRules &Rules) {
+  const Value *Obj = getUnderlyingObject(P);
+  if (isa<AllocaInst>(Obj))
     return "a local variable that holds no floating-point data, such as an "
            "integer or char buffer";
+  auto *CB = dyn_cast<CallBase>(Obj);
+  if (const Function *Callee = CB ? CB->getCalledFunction() : nullptr) {
+    if (Rules.isInactive(*Callee))
+      return "memory that '" + displayName(*Callee) +
+             "' returned, which is declared AD_INACTIVE";
+    if (Callee->isDeclaration())
+      return "memory that '" + displayName(*Callee) +
+             "' returned, whose body is not visible in this translation unit";
+  }
   return "an AD_CONST pointer, or a global variable that holds pointers or "
          "whose size this file does not know";
 }
@@ -358,7 +369,8 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     if (isVaried(V))
       return fail(SI, Twine("cannot differentiate: an active value is stored "
                             "into memory without a shadow (") +
-                          memoryWithoutShadow(P) + "): not supported");
+                          memoryWithoutShadow(P, D.rules()) +
+                          "): not supported");
     if (isShadowed(V))
       return fail(SI, "cannot differentiate: a pointer to memory that "
                       "carries derivatives is stored into memory without a "
@@ -544,7 +556,7 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   if (!DstShadowed)
     return fail(MI, Twine("cannot differentiate: active data is copied into "
                           "memory without a shadow (") +
-                        memoryWithoutShadow(Dst) + ")");
+                        memoryWithoutShadow(Dst, D.rules()) + ")");
   Value *SDst = shadowOf(Dst, MI);
   if (!SDst)
     return;

@@ -235,6 +235,29 @@ double duff_sum_squares(const double *x, int n) {
   return s;
 }
 
+// Memory that a call returned gets a shadow when the callee is
+// differentiated from its body (memory_calls.c, workspace). An AD_INACTIVE
+// allocator's memory carries no derivatives, and an external one's is
+// unknown: writing active values there is an error (at -O0 the first was a
+// crash: its result had a null shadow).
+double *ext_alloc(int n);
+double *quiet_alloc(int n) { return malloc(n * sizeof(double)); }
+AD_INACTIVE(quiet_alloc);
+double fills_inactive_alloc(double x) {
+  double *p = quiet_alloc(2);
+  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (memory that 'quiet_alloc' returned, which is declared AD_INACTIVE): not supported
+  p[0] = x * x;
+  double r = p[0] * x;
+  free(p);
+  return r;
+}
+double fills_external_alloc(double x) {
+  double *p = ext_alloc(2);
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (memory that 'ext_alloc' returned, whose body is not visible in this translation unit): not supported
+  p[0] = x * x;
+  return p[0] * x;
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -253,5 +276,7 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   node m = {1.5, 0}, dm = {0, 0};
   r += __ad_gradient(node_copy, &m, &dm);
   r += __ad_gradient(duff_sum_squares, p, dp, 7);
+  r += __ad_gradient(fills_inactive_alloc, x);
+  r += __ad_gradient(fills_external_alloc, x);
   return r;
 }

@@ -6,11 +6,16 @@
 //   mixed(x)    = dot(W, x) + dot(x, x)   (W a constant table: 'cd' and 'dd')
 //   byvalue(x)  : a struct passed by value that the callee modifies
 //   span_dot    : a struct of pointers passed by value, advanced by the callee
+//   workspace(x): scratch memory from an allocating helper, kept in a struct
+//                 field and written through (at -O0 SROA takes the pointer
+//                 out of the field: "an active value is stored into memory
+//                 without a shadow" until the helper's result got one)
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
 #include "ad.h"
 #include "adcheck.h"
+#include <stdlib.h>
 
 #define N 4
 
@@ -96,6 +101,26 @@ double span_dot(double *a, double *b) {
   return r + s.p[0] * 2;
 }
 
+// w = (x0^2, w0 x1, w1 w0): f = w2 + w1 = x0^4 x1^2 + x0^2 x1
+typedef struct {
+  double *buf;
+  int n;
+} scratch;
+__attribute__((noinline)) static double *new_buffer(int n) {
+  return (double *)calloc(n, sizeof(double));
+}
+double workspace(const double *x) {
+  scratch s;
+  s.n = 3;
+  s.buf = new_buffer(s.n);
+  s.buf[0] = x[0] * x[0];
+  s.buf[1] = s.buf[0] * x[1];
+  s.buf[2] = s.buf[1] * s.buf[1];
+  double r = s.buf[2] + s.buf[1];
+  free(s.buf);
+  return r;
+}
+
 typedef struct { double da, db; } grad_ab;
 grad_ab __ad_gradient_ab(void *fn, ...) AD_MARKER;
 
@@ -159,5 +184,16 @@ int main(void) {
              1e-12, 0);
     ad_check(ad_fmt("span_dot d/db%d", i), dsb[i], sa[i], 1e-12, 0);
   }
+  // workspace: d/dx0 = 4 x0^3 x1^2 + 2 x0 x1, d/dx1 = 2 x0^4 x1 + x0^2
+  double wx[2] = {1.5, -0.7}, dwx[2] = {0, 0};
+  __ad_gradient(workspace, wx, dwx);
+  double w0 = wx[0], w1 = wx[1];
+  ad_check("workspace d/dx0", dwx[0],
+           4 * w0 * w0 * w0 * w1 * w1 + 2 * w0 * w1, 1e-12, 0);
+  ad_check("workspace d/dx1", dwx[1], 2 * w0 * w0 * w0 * w0 * w1 + w0 * w0,
+           1e-12, 0);
+  double tw[2] = {1, 0};
+  ad_check("workspace forward", __ad_derivative(workspace, wx, tw), dwx[0],
+           1e-12, 0);
   return ad_finish();
 }
