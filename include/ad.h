@@ -95,8 +95,10 @@ void __ad_derivative_void(void *fn, ...) AD_MARKER;
  *   AD_INACTIVE(log_message)
  *
  * declares an external function to carry no derivative: its result is
- * constant. ADPass cannot see what it writes: memory with derivatives that
- * it overwrites keeps them (give such a function an AD_CUSTOM_JVP).
+ * constant, and a pointer it returns has no shadow (reading or writing
+ * memory with derivatives through it is a compile error). ADPass cannot see
+ * what it writes: memory with derivatives that it overwrites keeps them
+ * (give such a function an AD_CUSTOM_JVP).
  * Functions with a rule or declared inactive are never inlined. */
 /* Registrations are named by a counter, not by f, so that f may be a
  * qualified C++ name (AD_CUSTOM_JVP(ns::f, ns::f_jvp)). */

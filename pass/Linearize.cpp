@@ -392,8 +392,15 @@ void Linearizer::linearizeCall(CallBase &CB) {
   Function *Callee = CB.getCalledFunction();
   if (!Callee)
     return linearizeIndirectCall(CB, TouchesGlobals);
-  if (D.rules().isInactive(*Callee))
-    return constantResult(CB); // AD_INACTIVE
+  if (D.rules().isInactive(*Callee)) {
+    // AD_INACTIVE: a constant result. A pointer result, though given
+    // memory with derivatives, gets no shadow: which memory it points to
+    // is unknown, so reaching memory through it is an error (shadowOf)
+    // where a null shadow would crash the derived code.
+    if (isVaried(&CB) && !CB.getType()->isVoidTy())
+      Tangent[&CB] = Constant::getNullValue(CB.getType());
+    return;
+  }
   if (D.rules().customJvp(*Callee))
     return linearizeUserCall(CB, *Callee); // AD_CUSTOM_JVP
   if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))

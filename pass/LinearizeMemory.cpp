@@ -66,6 +66,18 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
     Shadow[LI] = SL;
     return SL;
   }
+  auto *CB = dyn_cast<CallBase>(getUnderlyingObject(P));
+  const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  if (Callee && D.rules().isInactive(*Callee)) {
+    fail(User, "cannot differentiate: this pointer comes from '" +
+                   displayName(*Callee) +
+                   "', declared AD_INACTIVE, and may point to memory that "
+                   "carries derivatives (an AD_INACTIVE function's pointer "
+                   "result has no shadow): define the function in this file "
+                   "and do not declare it inactive, so that its body is "
+                   "differentiated");
+    return nullptr;
+  }
   fail(User, "cannot differentiate: this pointer may point to memory that "
              "carries derivatives or to memory that does not (pass every "
              "pointer to active data with a shadow)");

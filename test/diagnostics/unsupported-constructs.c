@@ -258,6 +258,24 @@ double fills_external_alloc(double x) {
   return p[0] * x;
 }
 
+// An AD_INACTIVE function given memory with derivatives returns a pointer
+// that may point into it, with no shadow: a read or write through it was a
+// segfault in the derived code (a null shadow).
+__attribute__((noinline)) double *largest(double *a, int n) {
+  double *m = a;
+  for (int i = 1; i < n; ++i)
+    if (a[i] > *m)
+      m = &a[i];
+  return m;
+}
+AD_INACTIVE(largest);
+double squares_largest(double *a) {
+  double *m = largest(a, 3);
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: this pointer comes from 'largest', declared AD_INACTIVE, and may point to memory that carries derivatives (an AD_INACTIVE function's pointer result has no shadow): define the function in this file and do not declare it inactive, so that its body is differentiated
+  *m = *m * *m;
+  return a[0] + a[1] + a[2];
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -278,5 +296,6 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   r += __ad_gradient(duff_sum_squares, p, dp, 7);
   r += __ad_gradient(fills_inactive_alloc, x);
   r += __ad_gradient(fills_external_alloc, x);
+  r += __ad_gradient(squares_largest, p, dp);
   return r;
 }
