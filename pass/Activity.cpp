@@ -176,7 +176,7 @@ bool allPointersStoredInto(
     for (const User *U : V->users()) {
       if (auto *SI = dyn_cast<StoreInst>(U)) {
         const Value *Stored = SI->getValueOperand();
-        if (SI->getPointerOperand() == V && Stored->getType()->isPointerTy() &&
+        if (SI->getPointerOperand() == V && isPointerLike(Stored->getType()) &&
             !Accept(Stored, /*PassedToCall=*/false))
           return false;
       } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
@@ -224,15 +224,23 @@ static bool isFloatingPointBuffer(const AllocaInst &AI) {
   return false;
 }
 
-bool isPointerLike(const Type *T) {
-  if (T->isPointerTy())
+/// Pointers and integers, in structs and arrays of them.
+static bool onlyPointerAndIntegerLeaves(const Type *T) {
+  if (T->isPointerTy() || T->isIntegerTy())
     return true;
   if (auto *ST = dyn_cast<StructType>(T))
     return !ST->isOpaque() && ST->getNumElements() &&
-           llvm::all_of(ST->elements(), isPointerLike);
+           llvm::all_of(ST->elements(), onlyPointerAndIntegerLeaves);
   if (auto *AT = dyn_cast<ArrayType>(T))
-    return AT->getNumElements() && isPointerLike(AT->getElementType());
+    return AT->getNumElements() &&
+           onlyPointerAndIntegerLeaves(AT->getElementType());
   return false;
+}
+
+bool isPointerLike(const Type *T) {
+  // Integer fields (a size kept next to the data pointer) come along: in
+  // a shadow they hold the primal's integers, which no derivative reads.
+  return containsPointer(T) && onlyPointerAndIntegerLeaves(T);
 }
 
 bool derivesAddress(const Instruction &I) {
@@ -359,9 +367,9 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           Mark(Info.Shadowed, &I);
         }
       }
-      // Active data stored through a pointer that a call returned
-      // (operator[] of a local std::vector at -O0), or given to a call
-      // together with such pointers (std::fill(v.begin(), v.end(), x)):
+      // Active data stored (or copied) through a pointer that a call
+      // returned (operator[] of a local std::vector at -O0), or given to a
+      // call together with such pointers (std::fill(v.begin(), v.end(), x)):
       // the locals holding pointers that those calls were given get
       // shadows, so that the calls are differentiated and see shadow
       // addresses. Their pointers are stored by callees (the vector's
@@ -372,6 +380,9 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
       if (auto *SI = dyn_cast<StoreInst>(&I);
           SI && Info.Varied.count(SI->getValueOperand()))
         Destinations.push_back(getUnderlyingObject(SI->getPointerOperand()));
+      else if (auto *MT = dyn_cast<MemTransferInst>(&I);
+               MT && Info.Shadowed.count(MT->getRawSource()))
+        Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
       else if (auto *CB = dyn_cast<CallBase>(&I);
                CB && !isa<IntrinsicInst>(CB) &&
                llvm::any_of(CB->args(), [&](const Use &U) {
@@ -387,9 +398,21 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         if (!Seen.insert(Obj).second)
           continue;
         if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
-          if (!Info.Shadowed.count(AI) &&
-              containsPointer(AI->getAllocatedType()) && OnlyCalleesFill(*AI))
+          if (Info.Shadowed.count(AI) ||
+              !containsPointer(AI->getAllocatedType()))
+            continue;
+          if (OnlyCalleesFill(*AI)) {
             Mark(Info.Shadowed, AI);
+            continue;
+          }
+          // Filled here: with what calls returned (handles {rows, cols,
+          // data} that a constructor function made, kept in an array),
+          // which may be what needs the shadow.
+          allPointersStoredInto(*AI, [&](const Value *P, bool PassedToCall) {
+            if (!PassedToCall)
+              Destinations.push_back(getUnderlyingObject(P));
+            return true;
+          });
         } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
           // A function of this file given no pointer returns memory it
           // allocated (a helper around malloc, whose result SROA took out
@@ -409,6 +432,10 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           // The data pointer loaded from a local std::vector whose
           // constructor stays out of line (-Os).
           Destinations.push_back(getUnderlyingObject(LI->getPointerOperand()));
+        } else if (auto *EV = dyn_cast<ExtractValueInst>(Obj)) {
+          // A field of a struct returned by value ({rows, cols, data} from
+          // a constructor function at -O0).
+          Destinations.push_back(EV->getAggregateOperand());
         }
       }
       // Integers, and structs with integer fields (the bits may be packed

@@ -105,10 +105,11 @@ bool allPointersStoredInto(
 
 class GlobalShadows;
 
-/// A pointer, or a struct or array made only of pointers (a pair of
-/// iterators, an Eigen expression holding references to its operands,
-/// returned by value at -O0): an address-like value whose shadow has the
-/// same type, field for field.
+/// A pointer, or a struct or array made of pointers and integers, at least
+/// one a pointer (a pair of iterators, an Eigen expression holding
+/// references to its operands, a C matrix {rows, cols, data}, returned by
+/// value at -O0): an address-like value whose shadow has the same type,
+/// field for field (the integers are the primal's).
 bool isPointerLike(const llvm::Type *T);
 
 /// Whether address-like \p I (an address computation, a choice between

@@ -40,14 +40,24 @@ static bool isNullDerived(const Value *P) {
   return isa<ConstantPointerNull>(getUnderlyingObject(P));
 }
 
+/// A struct of pointers and integers that has only integers in it yet
+/// ({rows, cols, data} with the data pointer inserted next).
+static bool holdsNoAddress(const Value *V) {
+  if (isa<UndefValue>(V) || isa<ConstantAggregateZero>(V))
+    return true;
+  auto *IV = dyn_cast<InsertValueInst>(V);
+  return IV && !containsPointer(IV->getInsertedValueOperand()->getType()) &&
+         holdsNoAddress(IV->getAggregateOperand());
+}
+
 Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
   // A null pointer (the end of a list, a missing child) points nowhere in
   // the shadow either, and neither does an address computed from it (an
   // empty std::vector's end, null + size, at -O2); undef and poison stay
-  // what they are.
-  if (isa<UndefValue>(P) || isNullDerived(P))
+  // what they are, and so does a struct with no address in it yet.
+  if (isa<UndefValue>(P) || isNullDerived(P) || holdsNoAddress(P))
     return P;
   // An address inside a global the derived code writes: the same address
   // inside its shadow global.
