@@ -270,6 +270,66 @@ static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
   });
 }
 
+/// Whether \p F may return memory that it, or a function of this file it
+/// calls, allocates: a helper that makes a buffer, a list node, or a
+/// {rows, cols, data} handle. The values that reach its returns are
+/// followed back through address arithmetic, choices, struct fields and
+/// the locals they are kept in (at -O0 every value is, and a returned
+/// struct is copied into the return slot). An accessor, which returns an
+/// address inside an object it is given, does not.
+static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
+                                   DenseMap<const Function *, bool> &Memo) {
+  if (auto It = Memo.find(&F); It != Memo.end())
+    return It->second;
+  Memo[&F] = false; // recursion: the other returns decide
+  SmallVector<const Value *, 16> Work;
+  for (const BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      if (const Value *RV = Ret->getReturnValue();
+          RV && isPointerLike(RV->getType()))
+        Work.push_back(RV);
+  SmallPtrSet<const Value *, 32> Seen;
+  bool Found = false;
+  while (!Work.empty() && !Found && Seen.size() < 128) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    if (isAllocationCall(V)) {
+      Found = true;
+    } else if (auto *CB = dyn_cast<CallBase>(V)) {
+      const Function *Callee = CB->getCalledFunction();
+      Found = Callee && !Callee->isDeclaration() && Depth &&
+              returnsAllocatedMemory(*Callee, Depth - 1, Memo);
+    } else if (auto *AI = dyn_cast<AllocaInst>(V)) {
+      // The local's contents: what is stored or copied into it.
+      SmallVector<const Value *, 8> Parts{AI};
+      for (unsigned K = 0; K < Parts.size() && K < 32; ++K)
+        for (const User *U : Parts[K]->users()) {
+          if (auto *SI = dyn_cast<StoreInst>(U);
+              SI && SI->getPointerOperand() == Parts[K])
+            Work.push_back(SI->getValueOperand());
+          else if (auto *MT = dyn_cast<MemTransferInst>(U);
+                   MT && MT->getRawDest() == Parts[K])
+            Work.push_back(getUnderlyingObject(MT->getRawSource()));
+          else if (isa<GetElementPtrInst>(U))
+            Parts.push_back(U);
+        }
+    } else if (auto *LI = dyn_cast<LoadInst>(V)) {
+      // Only what this function keeps in its own locals is known.
+      if (auto *Slot = dyn_cast<AllocaInst>(
+              getUnderlyingObject(LI->getPointerOperand())))
+        Work.push_back(Slot);
+    } else if (auto *I = dyn_cast<Instruction>(V);
+               I && (derivesAddress(*I) || isa<CastInst>(I))) {
+      for (const Use &Op : I->operands())
+        if (isPointerLike(Op->getType()))
+          Work.push_back(Op.get());
+    }
+  }
+  Memo[&F] = Found;
+  return Found;
+}
+
 /// Whether a call of \p Callee is differentiated from its body, which
 /// Linearize can then make return the shadow of memory it allocates. The
 /// result of a function with a user's rule is what the rule says: an
@@ -312,6 +372,7 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
       It->second = onlyCalleesStorePointersInto(AI);
     return It->second;
   };
+  DenseMap<const Function *, bool> AllocatingHelpers;
   while (Changed) {
     Changed = false;
     for (const Instruction &I : instructions(F)) {
@@ -414,16 +475,14 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
             return true;
           });
         } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
-          // A function of this file given no pointer returns memory it
-          // allocated (a helper around malloc, whose result SROA took out
-          // of the struct field that held it at -O0): its JVP returns the
+          // A function of this file that returns memory it allocated (a
+          // helper around malloc, whose result SROA took out of the struct
+          // field that held it at -O0; a list's push): its JVP returns the
           // shadow of that memory. An accessor is given the object it
           // reads, whose shadow is looked for instead.
-          bool GivenPointers = llvm::any_of(CB->args(), [](const Use &U) {
-            return U->getType()->isPointerTy();
-          });
-          if (!GivenPointers &&
-              differentiatedFromBody(CB->getCalledFunction(), Rules))
+          const Function *Callee = CB->getCalledFunction();
+          if (differentiatedFromBody(Callee, Rules) &&
+              returnsAllocatedMemory(*Callee, /*Depth=*/3, AllocatingHelpers))
             Mark(Info.Shadowed, CB);
           for (const Use &U : CB->args())
             if (U->getType()->isPointerTy())
@@ -436,6 +495,11 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           // A field of a struct returned by value ({rows, cols, data} from
           // a constructor function at -O0).
           Destinations.push_back(EV->getAggregateOperand());
+        } else if (isa<PHINode>(Obj) || isa<SelectInst>(Obj)) {
+          // The head of a list that grows in a loop.
+          for (const Use &U : cast<Instruction>(Obj)->operands())
+            if (U->getType()->isPointerTy())
+              Destinations.push_back(getUnderlyingObject(U.get()));
         }
       }
       // Integers, and structs with integer fields (the bits may be packed

@@ -4,6 +4,10 @@
 // locals whose missing children are NULL (before, a null pointer had no
 // shadow: "this pointer may point to memory that carries derivatives or
 // to memory that does not"), and a constant table of function pointers.
+// pushsum builds the list with a helper that allocates each node and
+// returns the new head: at -O0 the list was "memory whose derivatives are
+// unknown" until a call returning memory its callee allocates got a
+// shadow.
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
@@ -45,6 +49,28 @@ double listsum(const double *x, int n) {
   }
   return s;
 }
+static struct node *push(struct node *head, double v) {
+  struct node *p = malloc(sizeof *p);
+  p->v = v;
+  p->next = head;
+  return p;
+}
+// sum_k (k + 1) x_{n-1-k}^3: the list holds the cubes, last pushed first.
+double pushsum(const double *x, int n) {
+  struct node *head = 0;
+  for (int i = 0; i < n; i++)
+    head = push(head, x[i] * x[i] * x[i]);
+  double s = 0;
+  int k = 1;
+  for (struct node *p = head; p; p = p->next)
+    s += p->v * k++;
+  while (head) {
+    struct node *q = head->next;
+    free(head);
+    head = q;
+  }
+  return s;
+}
 struct tree {
   double v;
   struct tree *l, *r;
@@ -78,6 +104,11 @@ int main(void) {
   for (int i = 0; i < 5; i++)
     ad_check(ad_fmt("list %d", i), dx[i], AD_FD(x[i], listsum(x, n)), 1e-6,
              1e-8);
+  double dp[5] = {0};
+  __ad_gradient(pushsum, x, dp, n);
+  for (int i = 0; i < 5; i++)
+    ad_check(ad_fmt("pushsum %d", i), dp[i], 3 * (n - i) * x[i] * x[i], 1e-12,
+             0);
   __ad_gradient(treef, x, dt);
   for (int i = 0; i < 5; i++)
     ad_check(ad_fmt("tree %d", i), dt[i], AD_FD(x[i], treef(x)), 1e-6, 1e-8);
