@@ -504,6 +504,19 @@ void Linearizer::applyLinearStructure(Instruction &I,
   Tangent[&I] = T;
 }
 
+void Linearizer::replaceCall(CallBase &CB, Value *With) {
+  CB.replaceAllUsesWith(With);
+  // The activity sets hold raw pointers: a later instruction allocated
+  // where CB was must not inherit its marks (the result of an iterator
+  // difference, an integer, once came out "with a shadow").
+  Varied.erase(&CB);
+  Shadowed.erase(&CB);
+  FloatBits.erase(&CB);
+  Tangent.erase(&CB);
+  Shadow.erase(&CB);
+  CB.eraseFromParent();
+}
+
 /// A call through a function pointer becomes a call of the dispatcher for
 /// its type (IndirectCalls.h), which is differentiated like a user function.
 void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
@@ -523,8 +536,9 @@ void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
   Direct->setDebugLoc(CB.getDebugLoc());
   if (isVaried(&CB))
     Varied.insert(Direct);
-  CB.replaceAllUsesWith(Direct);
-  CB.eraseFromParent();
+  if (isShadowed(&CB))
+    Shadowed.insert(Direct);
+  replaceCall(CB, Direct);
   // The target is only compared with functions: it carries no derivative.
   linearizeUserCall(*Direct, *Dispatcher, /*FirstArgConst=*/true,
                     TouchesGlobals);
@@ -716,26 +730,23 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     // A pointer into active memory (or a struct of such) and its shadow.
     Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
     Value *S = B.CreateExtractValue(Mixed, 1, CB.getName() + ".shadow");
-    CB.replaceAllUsesWith(Y);
+    replaceCall(CB, Y);
     Shadowed.insert(Y);
     Shadow[Y] = S;
-    CB.eraseFromParent();
     return;
   }
   if (!isDifferentiableType(CB.getType())) {
     // Effects on memory only (or an integer result): no tangent to return.
-    CB.replaceAllUsesWith(Mixed);
-    CB.eraseFromParent();
+    replaceCall(CB, Mixed);
     return;
   }
   Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
   auto *DY =
       cast<Instruction>(B.CreateExtractValue(Mixed, 1, CB.getName() + ".d"));
   markLinear(DY);
-  CB.replaceAllUsesWith(Y);
+  replaceCall(CB, Y);
   Varied.insert(Y);
   Tangent[Y] = DY;
-  CB.eraseFromParent();
 }
 
 void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {

@@ -91,6 +91,9 @@ private:
   void giveUpOnTarget(llvm::CallBase &CB, llvm::Function &Target,
                       llvm::StringRef Why);
   void constantResult(llvm::CallBase &CB);
+  /// Replaces \p CB, which a derived call took the place of, by \p With
+  /// and erases it, with its entries in the activity sets.
+  void replaceCall(llvm::CallBase &CB, llvm::Value *With);
   // LinearizeComplex.cpp
   void linearizeComplexArithmetic(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);

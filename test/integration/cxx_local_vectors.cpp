@@ -17,6 +17,13 @@
 //                                                 its first reallocation gets
 //                                                 a null position; an error
 //                                                 at -O2 before)
+//   inserted(x) = (3 + 2x + x^2) x               (insert of an initializer
+//                                                 list: at -O0 an iterator
+//                                                 difference came out "with
+//                                                 a shadow", allocated where
+//                                                 an erased call with one had
+//                                                 been; "no derivative rule
+//                                                 for llvm.is.constant")
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcxx -fno-exceptions -O3 %s -o %t.O3 %adlibs && %t.O3
@@ -102,6 +109,14 @@ double history(double x) {
   return s;
 }
 
+// v = {x, x, 1, 2, x^2}
+double inserted(double x) {
+  std::vector<double> v = {1.0, 2.0};
+  v.push_back(x * x);
+  v.insert(v.begin(), {x, x});
+  return std::accumulate(v.begin(), v.end(), 0.0) * v[0];
+}
+
 int main() {
   volatile double vx = 0.37;
   double x = vx;
@@ -139,5 +154,7 @@ int main() {
            AD_TOL_D);
   ad_deriv("history", __ad_gradient(history, x), 6 * x, AD_FD(x, history(x)),
            AD_TOL_D);
+  ad_deriv("inserted", __ad_gradient(inserted, x), 3 + 4 * x + 3 * x * x,
+           AD_FD(x, inserted(x)), AD_TOL_D);
   return ad_finish();
 }
