@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
@@ -176,11 +177,10 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   return Typed;
 }
 
-/// The name of the scalar type that \p I's TBAA tag says it accesses
+/// The name of the scalar type that TBAA tag \p Tag says is accessed
 /// (clang's type tree: "double", "any pointer", "long", "omnipotent
 /// char"...), or empty.
-static StringRef tbaaAccessName(const Instruction &I) {
-  MDNode *Tag = I.getMetadata(LLVMContext::MD_tbaa);
+static StringRef tbaaAccessName(const MDNode *Tag) {
   if (!Tag || Tag->getNumOperands() < 2)
     return {};
   auto *Access = dyn_cast<MDNode>(Tag->getOperand(1));
@@ -188,6 +188,53 @@ static StringRef tbaaAccessName(const Instruction &I) {
                    ? dyn_cast<MDString>(Access->getOperand(0))
                    : nullptr;
   return Name ? Name->getString() : StringRef();
+}
+
+static StringRef tbaaAccessName(const Instruction &I) {
+  return tbaaAccessName(I.getMetadata(LLVMContext::MD_tbaa));
+}
+
+/// What a struct copy moves, from the !tbaa.struct clang attaches to it (a
+/// field's offset, size and scalar tag, per field): floating-point types
+/// and, for pointer fields, the pointer type. A lambda's closure copied by
+/// std::function's manager is a copy of pointers that nothing else types.
+/// False without the tag, or when a field's type is not known to hold no
+/// floating-point data (char, a union's bytes, an enum's own name).
+static bool collectTbaaStructKinds(const MemTransferInst &MT,
+                                   SmallPtrSetImpl<Type *> &Out) {
+  MDNode *Fields = MT.getMetadata(LLVMContext::MD_tbaa_struct);
+  if (!Fields || Fields->getNumOperands() == 0 ||
+      Fields->getNumOperands() % 3 != 0)
+    return false;
+  LLVMContext &Ctx = MT.getContext();
+  static const StringSet<> Integers = {"bool",
+                                       "short",
+                                       "unsigned short",
+                                       "int",
+                                       "unsigned int",
+                                       "long",
+                                       "unsigned long",
+                                       "long long",
+                                       "unsigned long long",
+                                       "__int128",
+                                       "unsigned __int128"};
+  SmallPtrSet<Type *, 2> Found;
+  for (unsigned K = 2; K < Fields->getNumOperands(); K += 3) {
+    StringRef Name =
+        tbaaAccessName(dyn_cast_or_null<MDNode>(Fields->getOperand(K)));
+    if (Name == "double")
+      Found.insert(Type::getDoubleTy(Ctx));
+    else if (Name == "float")
+      Found.insert(Type::getFloatTy(Ctx));
+    else if (Name == "any pointer" || Name == "vtable pointer" ||
+             (Name.size() > 3 && Name[0] == 'p' && isDigit(Name[1]) &&
+              Name[2] == ' '))
+      Found.insert(PointerType::getUnqual(Ctx));
+    else if (!Integers.contains(Name))
+      return false;
+  }
+  Out.insert(Found.begin(), Found.end());
+  return true;
 }
 
 /// The floating-point type a copy's scalar TBAA tag names ("double" or
@@ -350,7 +397,8 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
 std::optional<Type *> inferShadowElementType(MemTransferInst &MT, bool *Mixed) {
   SmallPtrSet<Type *, 2> Types;
   // Either side's object typed here (both are collected: they must agree);
-  // else the member PrepareSource saw copied; else the callers' objects.
+  // else the member PrepareSource saw copied; else the callers' objects;
+  // else the field types clang tagged the copy with.
   bool Typed = collectAccessTypes(MT.getRawDest(), Types);
   Typed |= collectAccessTypes(MT.getRawSource(), Types);
   if (MDNode *MD = MT.getMetadata(CopiedTypeMD); MD && !Typed) {
@@ -361,6 +409,8 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT, bool *Mixed) {
   if (!Typed)
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
+  if (!Typed)
+    Typed = collectTbaaStructKinds(MT, Types);
   if (Mixed)
     *Mixed = Types.size() > 1;
   if (Types.size() > 1)

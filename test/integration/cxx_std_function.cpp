@@ -5,8 +5,15 @@
 // unknown type; that failed the whole gradient. The path is never taken
 // here: the compile warns, and derived code would abort with a message if
 // it ran (a std::function copied at -O0).
+// A closure of three references does not fit in the std::function: it is
+// kept on the heap, and the manager's copy of it (24 bytes of pointers)
+// is typed only by the !tbaa.struct clang tags it with from -O1. Without
+// reading that tag the manager could not be differentiated, and the
+// destruction of the std::function aborted the derived code at -O1.
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs 2>&1 | FileCheck %s --check-prefix=O0
 // RUN: %t.O0
+// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs 2>&1 | count 0
+// RUN: %t.O1
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs 2>&1 | count 0
 // RUN: %t.O2
 // O0: warning: '{{.*}}_M_create{{.*}}', reached through a function pointer in the differentiated code, cannot be differentiated: cannot differentiate this memory copy
@@ -28,9 +35,18 @@ double wave(double k) {
   return integrate(g, 0, 1, 100);
 }
 
+// integral of a t^2 + b c + sin(a t) over [0, 1], b = 1, c = 0.5
+double three_refs(double a) {
+  double b = 1.0, c = 0.5;
+  auto g = [&](double t) { return a * t * t + b * c + std::sin(a * t); };
+  return integrate(g, 0, 1, 100);
+}
+
 int main() {
   double k = 1.3;
   ad_check("std::function by reference", __ad_gradient((void *)wave, k),
            AD_FD(k, wave(k)), 1e-7, 1e-9);
+  ad_check("three references", __ad_gradient((void *)three_refs, k),
+           AD_FD(k, three_refs(k)), 1e-7, 1e-9);
   return ad_finish();
 }
