@@ -147,6 +147,21 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   bool Typed = false;
   SmallVector<const Value *, 8> Work{Obj};
   SmallPtrSet<const Value *, 16> Seen{Obj};
+  // A pointer kept in memory (a field of a struct, at -O0 loaded again for
+  // each use): what the loads of that field point to is the same memory,
+  // written and read there with its types.
+  auto AddLoadsOf = [&](const Value *Field) {
+    for (const User *U : Field->users())
+      if (auto *Other = dyn_cast<LoadInst>(U);
+          Other && Other->getType() == Obj->getType() &&
+          Seen.insert(U).second)
+        Work.push_back(Other);
+  };
+  if (auto *LI = dyn_cast<LoadInst>(Obj))
+    AddLoadsOf(LI->getPointerOperand());
+  for (const User *U : Obj->users())
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == Obj)
+      AddLoadsOf(SI->getPointerOperand());
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {

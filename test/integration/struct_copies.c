@@ -3,10 +3,17 @@
 // field read (at -O0, SROA cut such copies into untyped byte slices and
 // the derivative through them was silently zero); a C99 variable-length
 // 2-D array parameter; an array of structs with padding and float fields.
+// Copies with memcpy between buffers that structs point to (fieldcopy: a
+// workspace from a helper; bodycopy: a local world whose bodies a helper
+// updates): at -O0 each side is a pointer loaded from, or stored into, a
+// struct field, whose other loads are what type the memory ("what it
+// moves cannot be told" before).
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
+#include <stdlib.h>
+#include <string.h>
 typedef struct {
   int n;
   double w[3];
@@ -46,6 +53,54 @@ double pad(const padded *p, int n) {
     s += p[i].v * p[i].f + p[i].s;
   return s;
 }
+typedef struct {
+  double *a, *b;
+} workspace;
+static workspace *workspace_new(int n) {
+  workspace *w = malloc(sizeof *w);
+  w->a = malloc(n * sizeof(double));
+  w->b = malloc(n * sizeof(double));
+  return w;
+}
+// sum_i x_i^2 (i + 1)
+double fieldcopy(const double *x, int n) {
+  workspace *w = workspace_new(n);
+  for (int i = 0; i < n; i++)
+    w->a[i] = x[i] * x[i];
+  memcpy(w->b, w->a, n * sizeof(double));
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += w->b[i] * (i + 1);
+  free(w->a);
+  free(w->b);
+  free(w);
+  return s;
+}
+
+typedef struct {
+  double pos;
+  int tag;
+} body;
+typedef struct {
+  int n;
+  body *b;
+} world;
+__attribute__((noinline)) static void square_all(world *w) {
+  for (int i = 0; i < w->n; i++)
+    w->b[i].pos *= w->b[i].pos * (w->b[i].tag + 1);
+}
+// sum_i pos_i^2 (tag_i + 1)
+double bodycopy(const body *init, int n) {
+  world w = {n, malloc(n * sizeof(body))};
+  memcpy(w.b, init, n * sizeof(body));
+  square_all(&w);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += w.b[i].pos;
+  free(w.b);
+  return s;
+}
+
 int main(void) {
   item it = {3, {0.5, -1.2, 0.8}, 'x'}, dit = {0};
   __ad_gradient(structcopy, &it, &dit, 1);
@@ -76,5 +131,14 @@ int main(void) {
     ad_check(ad_fmt("pad f%d", i), dp[i].f, AD_FD(p[i].f, pad(p, n)), 1e-3,
              1e-4);
   }
+  double x[4] = {0.5, -1.5, 2.0, 0.25}, dx[4] = {0};
+  __ad_gradient(fieldcopy, x, dx, 4);
+  for (int i = 0; i < 4; i++)
+    ad_check(ad_fmt("fieldcopy %d", i), dx[i], 2 * x[i] * (i + 1), 1e-12, 0);
+  body bs[3] = {{1.5, 0}, {-0.5, 1}, {2.0, 2}}, dbs[3] = {{0, 0}};
+  __ad_gradient(bodycopy, bs, dbs, 3);
+  for (int i = 0; i < 3; i++)
+    ad_check(ad_fmt("bodycopy %d", i), dbs[i].pos,
+             2 * bs[i].pos * (bs[i].tag + 1), 1e-12, 0);
   return ad_finish();
 }
