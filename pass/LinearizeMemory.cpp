@@ -249,6 +249,44 @@ void Linearizer::linearizeDeallocation(CallBase &CB) {
   markLinear(emitShadowFree(B, S));
 }
 
+/// What memory without a shadow that active data reaches is, for errors.
+static std::string memoryWithoutShadow(const Value *P,
+                                       const CustomRules &Rules) {
+  const Value *Obj = getUnderlyingObject(P);
+  if (isa<AllocaInst>(Obj))
+    return "a local variable that holds no floating-point data, such as an "
+           "integer or char buffer";
+  auto *CB = dyn_cast<CallBase>(Obj);
+  if (const Function *Callee = CB ? CB->getCalledFunction() : nullptr) {
+    if (Callee->getName() == "realloc" || Callee->getName() == "reallocarray")
+      return "memory that '" + Callee->getName().str() +
+             "' resized; allocate the new block with malloc, copy the data, "
+             "and free the old one";
+    if (Rules.isInactive(*Callee))
+      return "memory that '" + displayName(*Callee) +
+             "' returned, which is declared AD_INACTIVE";
+    if (Callee->isDeclaration())
+      return "memory that '" + displayName(*Callee) +
+             "' returned, whose body is not visible in this translation unit";
+  }
+  return "an AD_CONST pointer, or a global variable that holds pointers or "
+         "whose size this file does not know";
+}
+
+/// What memory without a known shadow that a read reaches is, for errors.
+static std::string unknownMemory(const Value *P, const CustomRules &Rules) {
+  SmallVector<const Value *, 4> Objects;
+  getUnderlyingObjects(P, Objects);
+  for (const Value *Obj : Objects) {
+    auto *CB = dyn_cast<CallBase>(Obj);
+    const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    if (Callee && (Rules.isInactive(*Callee) || Callee->isDeclaration()))
+      return memoryWithoutShadow(CB, Rules);
+  }
+  return "memory reached through a pointer loaded from memory, such as an "
+         "array of row pointers or a std::vector's storage";
+}
+
 void Linearizer::linearizeLoad(LoadInst &LI) {
   Type *T = LI.getType();
   Value *P = LI.getPointerOperand();
@@ -280,9 +318,8 @@ void Linearizer::linearizeLoad(LoadInst &LI) {
   if (containsFloatingPoint(T) && !isInactiveMemory(P) &&
       (!Varied.empty() || !Shadowed.empty()))
     return fail(LI, "cannot differentiate a read of memory whose derivatives "
-                    "are unknown (memory reached through a pointer loaded "
-                    "from memory, such as an array of row pointers or a "
-                    "std::vector's storage): not supported yet");
+                    "are unknown (" +
+                        unknownMemory(P, D.rules()) + "): not supported yet");
 }
 
 /// The optimiser moves doubles and pointers as integers: an 8-byte memcpy
@@ -327,26 +364,6 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
   if (ReadAs->isFloatingPointTy())
     markLinear(Read);
   ShadowBits[&LI] = Read;
-}
-
-/// What memory without a shadow that active data reaches is, for errors.
-static std::string memoryWithoutShadow(const Value *P,
-                                       const CustomRules &Rules) {
-  const Value *Obj = getUnderlyingObject(P);
-  if (isa<AllocaInst>(Obj))
-    return "a local variable that holds no floating-point data, such as an "
-           "integer or char buffer";
-  auto *CB = dyn_cast<CallBase>(Obj);
-  if (const Function *Callee = CB ? CB->getCalledFunction() : nullptr) {
-    if (Rules.isInactive(*Callee))
-      return "memory that '" + displayName(*Callee) +
-             "' returned, which is declared AD_INACTIVE";
-    if (Callee->isDeclaration())
-      return "memory that '" + displayName(*Callee) +
-             "' returned, whose body is not visible in this translation unit";
-  }
-  return "an AD_CONST pointer, or a global variable that holds pointers or "
-         "whose size this file does not know";
 }
 
 /// Whether \p P points into the runtime tape: derived code of an inner

@@ -176,6 +176,16 @@ public:
     std::string Hint;
     if (T->isIntegerTy() && ParamTy->isFloatingPointTy())
       Hint = " (an integer literal such as 2 is passed as an int: write 2.0)";
+    else if ((T->isIntegerTy() && ParamTy->isPointerTy()) ||
+             (T->isPointerTy() && ParamTy->isIntegerTy()))
+      // struct {int n; double *data;} by value: clang passes its fields as
+      // parameters of their own, and the marker's arguments as it does for
+      // any variadic call, so the count shifts.
+      Hint = " (parameters are counted as clang passes them: a struct passed "
+             "by value whose fields are integers and pointers becomes one "
+             "parameter per field; take such a struct by pointer, in the "
+             "function or a wrapper, and pass its address followed by its "
+             "shadow's)";
     Diags.errorAtRequest(MarkerName + ": " + What + " for parameter " +
                          Twine(ParamNo + 1) + " of '" + FnName + "' must be " +
                          cTypeName(ParamTy) + ", but " + cTypeName(T) +

@@ -1,7 +1,9 @@
 // The shadow of a struct passed by value, passed by value too, is a copy:
 // the gradient went there and the caller's shadow stayed zero, with no
 // diagnostic. It is an error that shows the form that works
-// (integration/struct_by_value.c).
+// (integration/struct_by_value.c). A struct of an int and a pointer is
+// passed in registers, one parameter per field, which the marker's
+// arguments do not line up with: the error says how parameters are counted.
 // RUN: not %adcc -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %adcc -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
@@ -14,4 +16,19 @@ void use(big3 b, big3 *out) {
   // CHECK: struct-by-value.c:[[@LINE+1]]:3: error: __ad_gradient: parameter 1 of 'product' is a struct passed by value, and so is its shadow: the gradient would go to a copy of the shadow; pass the addresses of both instead (__ad_gradient(f, &s, &ds))
   __ad_gradient(product, b, db);
   *out = db;
+}
+
+typedef struct {
+  int n;
+  double *data;
+} vec;
+double norm2(vec a) {
+  double s = 0;
+  for (int i = 0; i < a.n; i++)
+    s += a.data[i] * a.data[i];
+  return s;
+}
+double use_vec(vec a, vec da) {
+  // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_gradient: the shadow for parameter 2 of 'norm2' must be a pointer, but int was passed (parameters are counted as clang passes them: a struct passed by value whose fields are integers and pointers becomes one parameter per field; take such a struct by pointer, in the function or a wrapper, and pass its address followed by its shadow's)
+  return __ad_gradient(norm2, a, da);
 }

@@ -4,7 +4,7 @@
 // the ones that cannot get a shadow.) (Errors come
 // out in the order of the requests, hence CHECK-DAG.)
 // RUN: not %adcc -O0 -g -ferror-limit=0 -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O0
-// RUN: not %adcc -O2 -g -ferror-limit=0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcc -O2 -g -ferror-limit=0 -c %s -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,O2
 #include <ad.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -202,6 +202,25 @@ double resized(double x) {
   return r;
 }
 
+// Growth from NULL by realloc: the first realloc is given no memory with
+// derivatives, so the error comes at a use: the store from -O1, the read
+// at -O0 (which said "memory reached through a pointer loaded from
+// memory", which it is not).
+double grown_by_realloc(const double *x, int n) {
+  double *buf = NULL;
+  for (int i = 0; i < n; i++) {
+    buf = realloc(buf, (i + 1) * sizeof(double));
+    // O2-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (memory that 'realloc' resized; allocate the new block with malloc, copy the data, and free the old one): not supported
+    buf[i] = x[i] * x[i];
+  }
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a read of memory whose derivatives are unknown (memory that 'realloc' resized; allocate the new block with malloc, copy the data, and free the old one): not supported yet
+    s += buf[i];
+  free(buf);
+  return s;
+}
+
 // A struct of a double and a pointer copied whole (at -O0; from -O1 the
 // copy becomes two typed ones): its shadow holds a cotangent and a shadow
 // pointer, and the copy has no single element type to transpose with.
@@ -297,5 +316,6 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   r += __ad_gradient(fills_inactive_alloc, x);
   r += __ad_gradient(fills_external_alloc, x);
   r += __ad_gradient(squares_largest, p, dp);
+  r += __ad_gradient(grown_by_realloc, p, dp, 3);
   return r;
 }
