@@ -153,15 +153,37 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
   auto AddLoadsOf = [&](const Value *Field) {
     for (const User *U : Field->users())
       if (auto *Other = dyn_cast<LoadInst>(U);
-          Other && Other->getType() == Obj->getType() &&
-          Seen.insert(U).second)
+          Other && Other->getType() == Obj->getType() && Seen.insert(U).second)
         Work.push_back(Other);
   };
-  if (auto *LI = dyn_cast<LoadInst>(Obj))
+  // In optimised code a field is reached through a new address each time
+  // (row i of a std::vector of vectors, stored in one loop and read in
+  // another), but each access carries clang's struct-path TBAA tag, which
+  // names the class and the field's offset: every load so tagged reads
+  // the same declared field, whose pointers point to one type.
+  SmallPtrSet<const MDNode *, 2> FieldTags;
+  auto NoteField = [&](const Instruction &Access) {
+    const MDNode *Tag = Access.getMetadata(LLVMContext::MD_tbaa);
+    if (Tag && Tag->getNumOperands() >= 3 &&
+        Tag->getOperand(0) != Tag->getOperand(1))
+      FieldTags.insert(Tag);
+  };
+  if (auto *LI = dyn_cast<LoadInst>(Obj)) {
     AddLoadsOf(LI->getPointerOperand());
+    NoteField(*LI);
+  }
   for (const User *U : Obj->users())
-    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == Obj)
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == Obj) {
       AddLoadsOf(SI->getPointerOperand());
+      NoteField(*SI);
+    }
+  if (F && !FieldTags.empty())
+    for (const Instruction &I : instructions(*F))
+      if (auto *Other = dyn_cast<LoadInst>(&I);
+          Other && Other->getType() == Obj->getType() &&
+          FieldTags.contains(Other->getMetadata(LLVMContext::MD_tbaa)) &&
+          Seen.insert(Other).second)
+        Work.push_back(Other);
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {

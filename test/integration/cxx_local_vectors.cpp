@@ -24,6 +24,13 @@
 //                                                 an erased call with one had
 //                                                 been; "no derivative rule
 //                                                 for llvm.is.constant")
+//   grid(x)     = sum_i (x (i + 1))^2            (n rows copied from a
+//                                                 zero prototype: from -O2
+//                                                 the copy was "what it
+//                                                 moves cannot be told")
+//   derived(x)  = 2 x^2 * 3 x^3 = 6 x^5          (a class holding a vector,
+//                                                 built from a pointer range
+//                                                 and from a pushed vector)
 // RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcxx -fno-exceptions -O3 %s -o %t.O3 %adlibs && %t.O3
@@ -117,6 +124,36 @@ double inserted(double x) {
   return std::accumulate(v.begin(), v.end(), 0.0) * v[0];
 }
 
+double grid(double x) {
+  const int n = 4;
+  std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
+  for (int i = 0; i < n; i++)
+    a[i][i] = x * (i + 1);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      s += a[i][j] * a[i][j];
+  return s;
+}
+
+struct Poly {
+  std::vector<double> c;
+  Poly(const double *p, int n) : c(p, p + n) {}
+  Poly deriv() const {
+    std::vector<double> d;
+    for (unsigned i = 1; i < c.size(); i++)
+      d.push_back(i * c[i]);
+    return Poly(d.data(), (int)d.size());
+  }
+};
+// p = x + x^2 t + x^3 t^2: p' = x^2 + 2 x^3 t, coefficients (x^2, 2 x^3)
+double derived(double x) {
+  double coef[3] = {x, x * x, x * x * x};
+  Poly p(coef, 3);
+  Poly dp = p.deriv();
+  return dp.c[0] * dp.c[1] * 3;
+}
+
 int main() {
   volatile double vx = 0.37;
   double x = vx;
@@ -156,5 +193,9 @@ int main() {
            AD_TOL_D);
   ad_deriv("inserted", __ad_gradient(inserted, x), 3 + 4 * x + 3 * x * x,
            AD_FD(x, inserted(x)), AD_TOL_D);
+  ad_deriv("grid", __ad_gradient(grid, x), 2 * x * 30, AD_FD(x, grid(x)),
+           AD_TOL_D);
+  ad_deriv("derived", __ad_gradient(derived, x), 30 * x * x * x * x,
+           AD_FD(x, derived(x)), AD_TOL_D);
   return ad_finish();
 }
