@@ -118,6 +118,16 @@ bool hasNonFloatLeaf(const Type *T) {
   return !T->isFPOrFPVectorTy();
 }
 
+bool holdsUnion(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return (ST->hasName() && (ST->getName().starts_with("union.") ||
+                              ST->getName().contains(".union."))) ||
+           llvm::any_of(ST->elements(), holdsUnion);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return holdsUnion(AT->getElementType());
+  return false;
+}
+
 static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
   auto *CB = dyn_cast<CallBase>(V);
   const Function *F = CB ? CB->getCalledFunction() : nullptr;
@@ -200,10 +210,12 @@ static bool onlyCalleesStorePointersInto(const AllocaInst &AI) {
       AI, [](const Value *, bool PassedToCall) { return PassedToCall; });
 }
 
-/// Bytes from alloca() (an i8 array allocation) that the function reads or
-/// writes as floating point: memory for doubles, not a char buffer.
+/// Bytes from alloca() (an i8 array allocation), or a union, that the
+/// function reads or writes as floating point: memory for doubles, not a
+/// char buffer.
 static bool isFloatingPointBuffer(const AllocaInst &AI) {
-  if (!AI.isArrayAllocation() || !AI.getAllocatedType()->isIntegerTy(8))
+  if (!(AI.isArrayAllocation() && AI.getAllocatedType()->isIntegerTy(8)) &&
+      !holdsUnion(AI.getAllocatedType()))
     return false;
   SmallVector<const Value *, 8> Work{&AI};
   SmallPtrSet<const Value *, 16> Seen{&AI};

@@ -78,6 +78,11 @@ bool hasFloatLeaf(const llvm::Type *T);
 /// Types with a leaf that is not floating point (an int field).
 bool hasNonFloatLeaf(const llvm::Type *T);
 
+/// Types holding a union. Clang gives a union the IR type of one of its
+/// members (union {void *p; double d;} is { ptr }, named union.*): what
+/// else it holds is not in the type.
+bool holdsUnion(const llvm::Type *T);
+
 /// Heap allocation and release functions whose memory gets a shadow.
 bool isAllocationCall(const llvm::Value *V);
 bool isDeallocationCall(const llvm::Value *V);

@@ -579,17 +579,28 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
                         "not supported");
     }
   }
-  bool Mixed = false;
-  std::optional<Type *> Elem = inferShadowElementType(MT, &Mixed);
+  UntypedCopy Why;
+  std::optional<Type *> Elem = inferShadowElementType(MT, &Why);
   if (!Elem)
-    return fail(MI, Mixed ? "cannot differentiate this memory copy: it moves "
-                            "data of more than one kind (float and double, "
-                            "or pointers and floating-point data); copy "
-                            "element by element instead"
-                          : "cannot differentiate this memory copy: what it "
-                            "moves (float, double or pointer data) cannot be "
-                            "told from this function or its callers; copy "
-                            "element by element instead");
+    switch (Why) {
+    case UntypedCopy::Mixed:
+      return fail(MI, "cannot differentiate this memory copy: it moves data "
+                      "of more than one kind (float and double, or pointers "
+                      "and floating-point data); copy element by element "
+                      "instead");
+    case UntypedCopy::Union:
+      return fail(MI, "cannot differentiate this memory copy: it moves a "
+                      "union, whose bytes may be floating-point data or "
+                      "pointers (such as the storage of a std::function "
+                      "moved or copied, into a std::vector say): not "
+                      "supported; keep such objects out of the "
+                      "differentiated code, or pass them by reference");
+    case UntypedCopy::Unknown:
+      return fail(MI, "cannot differentiate this memory copy: what it moves "
+                      "(float, double or pointer data) cannot be told from "
+                      "this function or its callers; copy element by "
+                      "element instead");
+    }
   if (!*Elem)
     return; // no floating-point data: nothing to differentiate
   if (!DstShadowed)

@@ -142,9 +142,13 @@ static bool isMixedAggregate(Type *T) {
 /// data an untyped [N x i8] type, starting mid-field: the shadow copy then has
 /// no element type to add cotangents by (a struct {int n; double w[3];}
 /// copied twice lost its derivative at -O0). Left in memory, the copy is
-/// of the whole struct, whose type the shadow copy uses.
+/// of the whole struct, whose type the shadow copy uses. A union is kept
+/// too: SROA would move it as the one member its type names (a pointer for
+/// union {void *p; double d;}), and a double swapped through it lost its
+/// derivative; a copy of a union is an error instead (ShadowMemory.cpp).
 static bool isCopiedMixedAggregate(AllocaInst &AI) {
-  if (!isMixedAggregate(AI.getAllocatedType()))
+  if (!isMixedAggregate(AI.getAllocatedType()) &&
+      !holdsUnion(AI.getAllocatedType()))
     return false;
   SmallVector<const Value *, 8> Work{&AI};
   SmallPtrSet<const Value *, 8> Seen{&AI};

@@ -104,7 +104,8 @@ static Type *wholeLocalCopiedWith(const User *U, const Value *V) {
   const Value *Other =
       MT->getRawDest() == V ? MT->getRawSource() : MT->getRawDest();
   auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(Other));
-  if (!AI || AI != Other->stripPointerCasts() || AI->isArrayAllocation())
+  if (!AI || AI != Other->stripPointerCasts() || AI->isArrayAllocation() ||
+      holdsUnion(AI->getAllocatedType()))
     return nullptr;
   std::optional<TypeSize> Size = AI->getAllocationSize(AI->getDataLayout());
   if (!Size || Size->isScalable() ||
@@ -117,9 +118,19 @@ static Type *wholeLocalCopiedWith(const User *U, const Value *V) {
 /// declared or accessed with in this function. False when its type is not
 /// known from a declaration (an argument or heap memory with no typed
 /// access here).
-static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
+static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
+                               bool *SawUnion = nullptr) {
   const Value *Obj = getUnderlyingObject(Ptr);
   if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
+    // A union's type names one member: it says nothing of the others. A
+    // copy of one moves doubles or pointers as the program last stored,
+    // which no transpose can tell apart (union {void *p; double d;}
+    // swapped: a zero gradient, silently, before).
+    if (holdsUnion(AI->getAllocatedType())) {
+      if (SawUnion)
+        *SawUnion = true;
+      return false;
+    }
     collectCopiedKinds(AI->getAllocatedType(), Out);
     return true;
   }
@@ -199,6 +210,11 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out) {
         collectCopiedKinds(SI->getValueOperand()->getType(), Out);
         Typed = true;
       } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
+        // An object with a union (std::function's storage) accessed
+        // elsewhere: those accesses are at other offsets than the copy
+        // may be, and the union's own bytes have no type.
+        if (SawUnion && holdsUnion(GEP->getSourceElementType()))
+          *SawUnion = true;
         collectFloatLeaves(GEP->getSourceElementType(), Out);
         if (Seen.insert(GEP).second)
           Work.push_back(GEP);
@@ -297,8 +313,9 @@ void noteCopiedMemberType(MemTransferInst &MT) {
     if (!GEP || GEP->getNumIndices() < 2)
       continue;
     Type *Member = GEP->getResultElementType();
-    if (Member->isSized() && GEP->getDataLayout().getTypeAllocSize(Member) ==
-                                 Bytes->getZExtValue()) {
+    if (Member->isSized() && !holdsUnion(Member) &&
+        GEP->getDataLayout().getTypeAllocSize(Member) ==
+            Bytes->getZExtValue()) {
       MT.setMetadata(
           CopiedTypeMD,
           MDNode::get(MT.getContext(),
@@ -397,7 +414,7 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     // A base-class subobject is copied without its tail padding, which a
     // derived class may reuse: the copy can be shorter than the type, and
     // what the whole type holds is a superset of what is copied.
-    if (!T || !T->isSized())
+    if (!T || !T->isSized() || holdsUnion(T))
       return false;
     if (Bytes ? DL.getTypeAllocSize(T) < *Bytes : hasNonFloatLeaf(T))
       return false;
@@ -431,13 +448,48 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
   return true;
 }
 
-std::optional<Type *> inferShadowElementType(MemTransferInst &MT, bool *Mixed) {
+/// Whether \p Ptr points into a local that holds a union (a
+/// std::function's storage), or is a parameter that a caller gives such a
+/// local (up to \p Depth calls up): which of its members the bytes are is
+/// not in any type, and accesses elsewhere in the other side's object do
+/// not say either (a std::function pushed into a vector: its captured
+/// double moved as a pointer, a zero gradient).
+static bool pointsIntoUnion(const Value *Ptr, unsigned Depth = 4) {
+  const Value *Obj = getUnderlyingObject(Ptr);
+  if (auto *AI = dyn_cast<AllocaInst>(Obj))
+    return holdsUnion(AI->getAllocatedType());
+  auto *A = dyn_cast<Argument>(Obj);
+  if (!A || !Depth)
+    return false;
+  const Function *F = A->getParent();
+  if (auto Info = getDerivedInfo(*F))
+    F = Info->Primal;
+  return llvm::any_of(F->uses(), [&](const Use &U) {
+    auto *CB = dyn_cast<CallBase>(U.getUser());
+    return CB && CB->isCallee(&U) && A->getArgNo() < CB->arg_size() &&
+           pointsIntoUnion(throughSpillSlot(CB->getArgOperand(A->getArgNo())),
+                           Depth - 1);
+  });
+}
+
+std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
+                                             UntypedCopy *Why) {
+  if (Why)
+    *Why = UntypedCopy::Unknown;
   SmallPtrSet<Type *, 2> Types;
   // Either side's object typed here (both are collected: they must agree);
   // else the member PrepareSource saw copied; else the callers' objects;
-  // else the field types clang tagged the copy with.
-  bool Typed = collectAccessTypes(MT.getRawDest(), Types);
-  Typed |= collectAccessTypes(MT.getRawSource(), Types);
+  // else the field types clang tagged the copy with. Nothing types a copy
+  // to or from an object holding a union.
+  bool SawUnion = false;
+  bool Typed = collectAccessTypes(MT.getRawDest(), Types, &SawUnion);
+  Typed |= collectAccessTypes(MT.getRawSource(), Types, &SawUnion);
+  if (SawUnion || pointsIntoUnion(MT.getRawDest()) ||
+      pointsIntoUnion(MT.getRawSource())) {
+    if (Why)
+      *Why = UntypedCopy::Union;
+    return std::nullopt;
+  }
   if (MDNode *MD = MT.getMetadata(CopiedTypeMD); MD && !Typed) {
     collectCopiedKinds(cast<ConstantAsMetadata>(MD->getOperand(0))->getType(),
                        Types);
@@ -448,10 +500,11 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT, bool *Mixed) {
       Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
   if (!Typed)
     Typed = collectTbaaStructKinds(MT, Types);
-  if (Mixed)
-    *Mixed = Types.size() > 1;
-  if (Types.size() > 1)
+  if (Types.size() > 1) {
+    if (Why)
+      *Why = UntypedCopy::Mixed;
     return std::nullopt;
+  }
   if (Types.size() == 1)
     return *Types.begin();
   if (Typed)

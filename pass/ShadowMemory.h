@@ -32,11 +32,14 @@ bool isShadowLive(const llvm::Instruction &I);
 llvm::CallInst *emitShadowFree(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 bool isShadowFree(const llvm::Instruction &I);
 
+/// Why inferShadowElementType could not type a copy.
+enum class UntypedCopy { Unknown, Mixed, Union };
+
 /// The floating-point element type the memory of \p MT holds: null when it
-/// holds none, std::nullopt when it is mixed (then \p Mixed is set) or
-/// cannot be determined.
+/// holds none, std::nullopt when it is mixed, a union, or cannot be
+/// determined (\p Why says which).
 std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT,
-                                                   bool *Mixed = nullptr);
+                                                   UntypedCopy *Why = nullptr);
 /// What the \p Bytes bytes that integer load or store \p Access moves at
 /// \p Ptr are: a floating-point type, a pointer type (pointers or structs
 /// holding them), null for integer data, std::nullopt when mixed or
