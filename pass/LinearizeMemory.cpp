@@ -167,6 +167,17 @@ bool pointsToNonDifferentiableData(const Value *V) {
   SmallVector<const Value *, 4> Objects;
   getUnderlyingObjects(V, Objects, /*LI=*/nullptr, /*MaxLookup=*/0);
   return llvm::all_of(Objects, [](const Value *Obj) {
+    // A choice between functions (or other such constants).
+    if (isa<Constant>(Obj))
+      return pointsToNonDifferentiableData(Obj);
+    // An entry of a constant table of functions (an activation chosen by
+    // index, kept in a struct next to its weight).
+    if (auto *LI = dyn_cast<LoadInst>(Obj)) {
+      auto *GV = dyn_cast<GlobalVariable>(
+          getUnderlyingObject(LI->getPointerOperand()));
+      return GV && GV->isConstant() && GV->hasDefinitiveInitializer() &&
+             pointsToNonDifferentiableData(GV->getInitializer());
+    }
     auto *AI = dyn_cast<AllocaInst>(Obj);
     return AI && !containsFloatingPoint(AI->getAllocatedType()) &&
            !containsPointer(AI->getAllocatedType());

@@ -3,7 +3,8 @@
 // shadow pointer), a linked list on the heap ending in NULL, a tree of
 // locals whose missing children are NULL (before, a null pointer had no
 // shadow: "this pointer may point to memory that carries derivatives or
-// to memory that does not"), and a constant table of function pointers.
+// to memory that does not"), and a constant table of function pointers
+// (also kept in structs next to active data: neurons).
 // pushsum builds the list with a helper that allocates each node and
 // returns the new head: at -O0 the list was "memory whose derivatives are
 // unknown" until a call returning memory its callee allocates got a
@@ -91,6 +92,33 @@ static double sq(double a) { return a * a; }
 static double cube(double a) { return a * a * a; }
 static double (*const table[2])(double) = {sq, cube};
 double tablef(double x, int k) { return table[k](x) + table[1 - k](x * 2); }
+// Function pointers kept next to active data in a local array of structs,
+// taken from the constant table or chosen by a condition: "a pointer to
+// memory without derivatives is stored where pointers to memory with
+// derivatives are kept" before (found by a probe), as neither a load from
+// a constant table of functions nor a choice between functions counted as
+// pointing to data without derivatives.
+typedef struct {
+  double (*f)(double);
+  double w;
+} neuron;
+// k = 1: sq(w) ... i = 0 takes table[1] = cube, i = 1 table[0] = sq
+double neurons(double w, int k) {
+  neuron ns[2];
+  for (int i = 0; i < 2; i++) {
+    ns[i].f = table[(k + i) & 1];
+    ns[i].w = w * (i + 1);
+  }
+  neuron ms[2];
+  for (int i = 0; i < 2; i++) {
+    ms[i].f = (k + i) & 1 ? sq : cube;
+    ms[i].w = w;
+  }
+  double v = 0;
+  for (int i = 0; i < 2; i++)
+    v += ns[i].f(ns[i].w) + ms[i].f(ms[i].w);
+  return v;
+}
 int main(void) {
   double d[3] = {0.5, -1.5, 2.0}, dd[3] = {0};
   vec v = {3, d}, dv = {3, dd};
@@ -116,5 +144,8 @@ int main(void) {
   for (int k = 0; k < 2; k++)
     ad_check(ad_fmt("table %d", k), __ad_gradient(tablef, y, k),
              AD_FD(y, tablef(y, k)), 1e-6, 1e-8);
+  // neurons(w, 1) = cube(w) + sq(2w) + sq(w) + cube(w)
+  ad_check("neurons", __ad_gradient(neurons, y, 1),
+           6 * y * y + 8 * y + 2 * y, 1e-12, 0);
   return ad_finish();
 }
