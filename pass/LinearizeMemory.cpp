@@ -355,6 +355,19 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
   const DataLayout &DL = LI.getDataLayout();
   uint64_t Bytes = DL.getTypeStoreSize(LI.getType());
   std::optional<Type *> Kind = inferIntegerAccessBits(LI, P, Bytes);
+  // Where the bytes go may tell what they are when where they come from
+  // does not (doubles copied as uint64_t out of a parameter whose callers
+  // are unknown, into a caller's double array).
+  if (!Kind || !*Kind)
+    for (const User *U : LI.users())
+      if (auto *SI = dyn_cast<StoreInst>(U);
+          SI && SI->getValueOperand() == &LI &&
+          isShadowed(SI->getPointerOperand()) &&
+          holdsOnlyFloatingPoint(SI->getPointerOperand()))
+        if (std::optional<Type *> To = inferIntegerAccessBits(
+                *SI, const_cast<Value *>(SI->getPointerOperand()), Bytes);
+            To && *To && (*To)->isFloatingPointTy())
+          Kind = To;
   // Bytes the size of a float, double or pointer, of a kind nothing
   // tells: moving them as an integer could drop a derivative or a shadow.
   if (!Kind && StoredWithShadow && (Bytes == 4 || Bytes == 8))
@@ -363,6 +376,15 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
                     "it is floating-point data, a pointer or an integer "
                     "cannot be told here: not supported yet; copy it "
                     "through a variable of its type");
+  // Part of a floating-point value (a byte-wise copy or swap, a generic
+  // sort's element move): its derivative cannot move in pieces.
+  if (Kind && *Kind && (*Kind)->isFloatingPointTy() &&
+      DL.getTypeStoreSize(*Kind) != Bytes && StoredWithShadow &&
+      holdsOnlyFloatingPoint(P))
+    return fail(LI, "cannot differentiate: floating-point data is moved in "
+                    "pieces smaller than a value (a byte-wise copy or swap): "
+                    "its derivative would be lost; copy whole values, or "
+                    "use memcpy or memmove");
   if (!Kind || !*Kind || DL.getTypeStoreSize(*Kind) != Bytes)
     return;
   Value *S = shadowOf(P, LI);

@@ -536,6 +536,27 @@ CallInst *emitCopyTranspose(IRBuilderBase &B, const MemTransferInst &Copy,
   return B.CreateCall(Fn, {Dst, Src, B.CreateZExtOrTrunc(Len, SizeTy)});
 }
 
+bool holdsOnlyFloatingPoint(const Value *Ptr) {
+  SmallVector<const Value *, 2> Objects;
+  getUnderlyingObjects(Ptr, Objects);
+  return !Objects.empty() && llvm::all_of(Objects, [](const Value *Obj) {
+    if (auto *AI = dyn_cast<AllocaInst>(Obj))
+      return containsFloatingPoint(AI->getAllocatedType()) &&
+             !hasNonFloatLeaf(AI->getAllocatedType());
+    auto *A = dyn_cast<Argument>(Obj);
+    if (!A)
+      return false;
+    const Function *F = A->getParent();
+    if (auto Info = getDerivedInfo(*F))
+      F = Info->Primal;
+    // With no length, only objects of floating-point data alone count.
+    SmallPtrSet<Type *, 2> Found;
+    return collectPassedObjectTypes(*F, A->getArgNo(), std::nullopt,
+                                    /*Depth=*/4, Found) &&
+           !Found.empty();
+  });
+}
+
 std::optional<Type *> inferIntegerAccessBits(const Instruction &Access,
                                              Value *Ptr, uint64_t Bytes) {
   LLVMContext &Ctx = Access.getContext();
@@ -551,9 +572,33 @@ std::optional<Type *> inferIntegerAccessBits(const Instruction &Access,
   // Else what the object is declared or accessed as, here or by callers.
   SmallPtrSet<Type *, 2> Types;
   bool Typed = collectAccessTypes(Ptr, Types);
-  if (!Typed)
-    Typed = collectCallerObjectTypes(
-        Ptr, ConstantInt::get(Type::getInt64Ty(Ctx), Bytes), Types);
+  // Accesses here that are all integers (the copy itself: doubles moved as
+  // uint64_t with -fno-strict-aliasing, or byte by byte) say nothing
+  // against what the callers pass, whose objects decide.
+  if (Types.empty()) {
+    // The objects themselves, through the pointer's choices (a byte loop's
+    // cursor): locals by their declared types, parameters by what callers
+    // pass.
+    SmallVector<const Value *, 2> Objects;
+    getUnderlyingObjects(Ptr, Objects);
+    SmallPtrSet<Type *, 2> Declared;
+    bool AllKnown = !Objects.empty();
+    for (const Value *Obj : Objects) {
+      if (auto *AI = dyn_cast<AllocaInst>(Obj);
+          AI && !holdsUnion(AI->getAllocatedType()))
+        collectCopiedKinds(AI->getAllocatedType(), Declared);
+      else if (auto *A = dyn_cast<Argument>(Obj))
+        AllKnown &= collectCallerObjectTypes(
+            const_cast<Argument *>(A),
+            ConstantInt::get(Type::getInt64Ty(Ctx), Bytes), Declared);
+      else
+        AllKnown = false;
+    }
+    if (AllKnown && !Declared.empty()) {
+      Types = std::move(Declared);
+      Typed = true;
+    }
+  }
   if (!Typed)
     return std::nullopt;
   if (Types.empty())

@@ -49,6 +49,10 @@ std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT,
 std::optional<llvm::Type *>
 inferIntegerAccessBits(const llvm::Instruction &Access, llvm::Value *Ptr,
                        uint64_t Bytes);
+/// Whether \p Ptr points only into objects made of floating-point data
+/// alone (locals by their declared types, parameters by the objects all
+/// callers pass): any integer access of them moves floating-point bits.
+bool holdsOnlyFloatingPoint(const llvm::Value *Ptr);
 /// Records on \p MT the type of the struct member or array element it
 /// copies whole, when one side is that member's address (a GEP to a member
 /// of exactly the copy's length: an Eigen expression kept by value inside
