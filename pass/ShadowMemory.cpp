@@ -9,6 +9,7 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 
 using namespace llvm;
 
@@ -569,6 +570,21 @@ std::optional<Type *> inferIntegerAccessBits(const Instruction &Access,
     return PointerType::getUnqual(Ctx);
   if (!Name.empty() && Name != "omnipotent char")
     return nullptr; // an integer type
+  // A whole field or element reached by a typed address (at -O0 every
+  // field access is one): its declared type, which the object's other
+  // fields do not change (the int id of a node next to its double).
+  if (auto *GEP = dyn_cast<GEPOperator>(Ptr);
+      GEP && GEP->getNumIndices() >= 2 &&
+      !holdsUnion(GEP->getSourceElementType())) {
+    Type *Field = GEP->getResultElementType();
+    const DataLayout &DL = Access.getDataLayout();
+    if (Field->isSized() && DL.getTypeStoreSize(Field) == Bytes) {
+      if (Field->isIntegerTy())
+        return nullptr;
+      if (Field->isFloatingPointTy() || Field->isPointerTy())
+        return Field;
+    }
+  }
   // Else what the object is declared or accessed as, here or by callers.
   SmallPtrSet<Type *, 2> Types;
   bool Typed = collectAccessTypes(Ptr, Types);

@@ -98,6 +98,32 @@ double tablef(double x, int k) { return table[k](x) + table[1 - k](x * 2); }
 // derivatives are kept" before (found by a probe), as neither a load from
 // a constant table of functions nor a choice between functions counted as
 // pointing to data without derivatives.
+// A node's int field copied on its own (at -O0 an untagged i32 load of a
+// struct that also holds a double and a pointer: "whether it is
+// floating-point data, a pointer or an integer cannot be told", found by
+// a probe; the field's own type tells).
+typedef struct tagged {
+  double v;
+  struct tagged *next;
+  int id;
+} tagged;
+// sum over the chain nd[0] -> nd[1] -> extra of v^2 (id + 1): v = x, 2x, 2x
+double tagsum(double x) {
+  tagged nd[2], extra;
+  for (int i = 0; i < 2; i++) {
+    nd[i].v = x * (i + 1);
+    nd[i].next = i ? 0 : &nd[1];
+    nd[i].id = i;
+  }
+  extra.v = nd[1].v;
+  extra.next = 0;
+  extra.id = nd[1].id;
+  nd[1].next = &extra;
+  double acc = 0;
+  for (tagged *p = &nd[0]; p; p = p->next)
+    acc += p->v * p->v * (p->id + 1);
+  return acc;
+}
 typedef struct {
   double (*f)(double);
   double w;
@@ -144,6 +170,8 @@ int main(void) {
   for (int k = 0; k < 2; k++)
     ad_check(ad_fmt("table %d", k), __ad_gradient(tablef, y, k),
              AD_FD(y, tablef(y, k)), 1e-6, 1e-8);
+  // tagsum = x^2 + 8 x^2 + 8 x^2
+  ad_check("tagsum", __ad_gradient(tagsum, y), 34 * y, 1e-12, 0);
   // neurons(w, 1) = cube(w) + sq(2w) + sq(w) + cube(w)
   ad_check("neurons", __ad_gradient(neurons, y, 1),
            6 * y * y + 8 * y + 2 * y, 1e-12, 0);
