@@ -267,6 +267,10 @@ static std::string memoryWithoutShadow(const Value *P,
   if (isa<AllocaInst>(Obj))
     return "a local variable that holds no floating-point data, such as an "
            "integer or char buffer";
+  if (isa<IntToPtrInst>(Obj))
+    return "a pointer made from an integer (uintptr_t arithmetic), which does "
+           "not say what memory it points to; compute the address with "
+           "pointer arithmetic instead";
   auto *CB = dyn_cast<CallBase>(Obj);
   if (const Function *Callee = CB ? CB->getCalledFunction() : nullptr) {
     if (Callee->getName() == "realloc" || Callee->getName() == "reallocarray")

@@ -295,6 +295,16 @@ double squares_largest(double *a) {
   return a[0] + a[1] + a[2];
 }
 
+// An address computed as an integer: the error named AD_CONST pointers
+// and globals, neither of which is here (found by a probe).
+double through_uintptr(double x) {
+  double buf[4] = {0};
+  double *q = (double *)((uintptr_t)buf + sizeof(double));
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate: an active value is stored into memory without a shadow (a pointer made from an integer (uintptr_t arithmetic), which does not say what memory it points to; compute the address with pointer arithmetic instead): not supported
+  *q = x * x;
+  return buf[1] + buf[0];
+}
+
 double use(double x, double *p, double *dp, double *out, double **rows,
            double **drows) {
   double r = __ad_gradient(indirect, x) +
@@ -317,5 +327,6 @@ double use(double x, double *p, double *dp, double *out, double **rows,
   r += __ad_gradient(fills_external_alloc, x);
   r += __ad_gradient(squares_largest, p, dp);
   r += __ad_gradient(grown_by_realloc, p, dp, 3);
+  r += __ad_gradient(through_uintptr, x);
   return r;
 }
