@@ -634,13 +634,14 @@ static bool storesParameter(const Function &F, unsigned ArgNo,
   return false;
 }
 
-/// Whether \p F loads pointers through its pointer parameter \p ArgNo
-/// (through address arithmetic and choices): std::vector's
-/// _M_realloc_insert relocates the elements around its position argument,
-/// which is null when the vector is empty. Those pointers are stored where
-/// pointers with shadows are kept, so the parameter needs a shadow, even a
-/// null one.
-static bool loadsPointersThrough(const Function &F, unsigned ArgNo) {
+/// Whether \p F loads pointers, or stores floating-point data, through its
+/// pointer parameter \p ArgNo (through address arithmetic and choices):
+/// std::vector's _M_realloc_insert relocates the elements around its
+/// position argument, and _M_fill_insert fills from it, which is null when
+/// the vector is empty. Those pointers are stored where pointers with
+/// shadows are kept, and that data has derivatives, so the parameter needs
+/// a shadow, even a null one.
+static bool needsShadowEvenIfNull(const Function &F, unsigned ArgNo) {
   if (F.isDeclaration() || ArgNo >= F.arg_size())
     return false;
   SmallVector<const Value *, 8> Work{F.getArg(ArgNo)};
@@ -650,6 +651,12 @@ static bool loadsPointersThrough(const Function &F, unsigned ArgNo) {
     for (const User *U : V->users()) {
       if (auto *LI = dyn_cast<LoadInst>(U)) {
         if (LI->getType()->isPointerTy())
+          return true;
+        continue;
+      }
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getPointerOperand() == V &&
+            hasFloatLeaf(SI->getValueOperand()->getType()))
           return true;
         continue;
       }
@@ -680,7 +687,7 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
              (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
               storesParameter(Callee, U.getOperandNo())) ||
              (isa<ConstantPointerNull>(V) &&
-              loadsPointersThrough(Callee, U.getOperandNo())))
+              needsShadowEvenIfNull(Callee, U.getOperandNo())))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
              !isa<Constant>(tangentOf(V)))

@@ -28,6 +28,11 @@
 //                                                 zero prototype: from -O2
 //                                                 the copy was "what it
 //                                                 moves cannot be told")
+//   filled3(x)  = x^2 + x                        (resize(3, x) of an empty
+//                                                 vector: from -O1 the fill
+//                                                 position is null and had
+//                                                 no shadow, found by a
+//                                                 probe)
 //   derived(x)  = 2 x^2 * 3 x^3 = 6 x^5          (a class holding a vector,
 //                                                 built from a pointer range
 //                                                 and from a pushed vector)
@@ -136,6 +141,12 @@ double grid(double x) {
   return s;
 }
 
+double filled3(double x) {
+  std::vector<double> v;
+  v.resize(3, x);
+  return v[0] * v[1] + v[2];
+}
+
 struct Poly {
   std::vector<double> c;
   Poly(const double *p, int n) : c(p, p + n) {}
@@ -195,6 +206,8 @@ int main() {
            AD_FD(x, inserted(x)), AD_TOL_D);
   ad_deriv("grid", __ad_gradient(grid, x), 2 * x * 30, AD_FD(x, grid(x)),
            AD_TOL_D);
+  ad_deriv("filled3", __ad_gradient(filled3, x), 2 * x + 1,
+           AD_FD(x, filled3(x)), AD_TOL_D);
   ad_deriv("derived", __ad_gradient(derived, x), 30 * x * x * x * x,
            AD_FD(x, derived(x)), AD_TOL_D);
   return ad_finish();
