@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/IRBuilder.h"
@@ -479,12 +480,48 @@ static void zeroGlobalShadows(IRBuilder<> &B,
                    S->getAlign());
 }
 
+/// The offsets at which \p F, in its entry block and before anything that
+/// might not return, loads pointers from the memory its parameter \p A
+/// points to (b->p of a struct argument; at -O0 through A's spill slot).
+/// Reading them before the call is then as safe as the call itself.
+static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
+  const Function &F = *A.getParent();
+  const DataLayout &DL = F.getDataLayout();
+  // A's spill slot at -O0: a local that only A is stored into.
+  const AllocaInst *Slot = nullptr;
+  for (const User *U : A.users())
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == &A)
+      Slot = dyn_cast<AllocaInst>(SI->getPointerOperand());
+  if (Slot && llvm::count_if(Slot->users(), [](const User *U) {
+                return isa<StoreInst>(U);
+              }) != 1)
+    Slot = nullptr;
+  SmallVector<int64_t, 4> Offsets;
+  for (const Instruction &I : F.getEntryBlock()) {
+    if (auto *LI = dyn_cast<LoadInst>(&I); LI && LI->getType()->isPointerTy()) {
+      APInt Offset(DL.getIndexTypeSizeInBits(LI->getPointerOperandType()), 0);
+      const Value *Base =
+          LI->getPointerOperand()->stripAndAccumulateConstantOffsets(
+              DL, Offset, /*AllowNonInbounds=*/true);
+      auto *Reload = dyn_cast<LoadInst>(Base);
+      bool FromA =
+          Base == &A || (Slot && Reload && Reload->getPointerOperand() == Slot);
+      if (FromA && LI != Base && !is_contained(Offsets, Offset.getSExtValue()))
+        Offsets.push_back(Offset.getSExtValue());
+    }
+    if (!isGuaranteedToTransferExecutionToSuccessor(&I))
+      break;
+  }
+  return Offsets;
+}
+
 /// A pointer argument with a shadow that points into a global whose
 /// shadow the derived code keeps itself (x == G in f(x) that also writes
 /// G by name) would give that memory two shadows: a wrong derivative. It
 /// cannot be ruled out here, so the request checks at run time, before
 /// the derived code runs, for each of its global \p Shadows, and aborts
-/// with a message.
+/// with a message. So are the pointers f reads on entry from the memory
+/// such an argument points to (Box b = {G}; f(&b)).
 static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
                                          ArrayRef<GlobalVariable *> Shadows,
                                          Differentiator &D) {
@@ -496,22 +533,28 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
   Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
   FunctionCallee Check = M.getOrInsertFunction(
       "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
+  // What is checked: each AD_DUP pointer, and the pointers read from it.
+  SmallVector<Value *, 8> Checked;
+  for (unsigned K = 0; K < R.Args.size(); ++K) {
+    if (!R.Act.isDup(K) || !R.Args[K]->getType()->isPointerTy())
+      continue;
+    Checked.push_back(R.Args[K]);
+    for (int64_t Offset : pointerFieldsReadOnEntry(*R.Fn->getArg(K)))
+      Checked.push_back(B.CreateLoad(
+          Ptr, B.CreateConstGEP1_64(B.getInt8Ty(), R.Args[K], Offset),
+          "ad.field"));
+  }
   for (GlobalVariable *S : Shadows) {
     GlobalVariable *G = D.globals().primalOf(S);
-    if (!G)
+    if (!G || Checked.empty())
       continue;
-    Constant *Name = nullptr;
-    for (unsigned K = 0; K < R.Args.size(); ++K) {
-      if (!R.Act.isDup(K) || !R.Args[K]->getType()->isPointerTy())
-        continue;
-      if (!Name)
-        Name = B.CreateGlobalString(G->getName(), "ad.global.name");
+    Constant *Name = B.CreateGlobalString(G->getName(), "ad.global.name");
+    for (Value *P : Checked)
       B.CreateCall(Check,
-                   {R.Args[K], G,
+                   {P, G,
                     ConstantInt::get(SizeTy, M.getDataLayout().getTypeAllocSize(
                                                  G->getValueType())),
                     Name});
-    }
   }
 }
 

@@ -80,10 +80,11 @@ extern "C" void __ad_check_not_in_global(const void *Arg, const void *Global,
   auto A = reinterpret_cast<uintptr_t>(Arg);
   auto G = reinterpret_cast<uintptr_t>(Global);
   if (A >= G && A - G < Bytes)
-    __adrt_fatal("a pointer argument of a derivative request points into the "
-                 "global variable '%s', which the differentiated code also "
-                 "uses by name: the derivative would be wrong (not supported; "
-                 "pass a copy of the global, or use it only through the "
-                 "pointer)",
+    __adrt_fatal("a pointer argument of a derivative request (or a pointer "
+                 "the function reads from the memory it points to) points "
+                 "into the global variable '%s', which the differentiated "
+                 "code also uses by name: the derivative would be wrong (not "
+                 "supported; pass a copy of the global, or use it only "
+                 "through the pointer)",
                  Name);
 }
