@@ -142,6 +142,10 @@ bool isDeallocationCall(const Value *V) {
   return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"});
 }
 
+bool isReallocationCall(const Value *V) {
+  return calls(V, {"realloc", "reallocarray"});
+}
+
 SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
                                                      ArrayRef<Function *> Roots,
                                                      const CustomRules &Rules) {

@@ -420,7 +420,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
       !PassesActiveMemory)
     return;
   // Neither suggestion below applies to resizing memory with derivatives.
-  if (Callee->getName() == "realloc" || Callee->getName() == "reallocarray")
+  if (isReallocationCall(&CB))
     return fail(CB, "cannot differentiate '" + Callee->getName() +
                         "' of memory that carries derivatives (not "
                         "supported yet): allocate the new block with malloc, "

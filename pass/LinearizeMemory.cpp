@@ -273,7 +273,7 @@ static std::string memoryWithoutShadow(const Value *P,
            "pointer arithmetic instead";
   auto *CB = dyn_cast<CallBase>(Obj);
   if (const Function *Callee = CB ? CB->getCalledFunction() : nullptr) {
-    if (Callee->getName() == "realloc" || Callee->getName() == "reallocarray")
+    if (isReallocationCall(CB))
       return "memory that '" + Callee->getName().str() +
              "' resized; allocate the new block with malloc, copy the data, "
              "and free the old one";

@@ -506,7 +506,7 @@ static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
       auto *Reload = dyn_cast<LoadInst>(Base);
       bool FromA =
           Base == &A || (Slot && Reload && Reload->getPointerOperand() == Slot);
-      if (FromA && LI != Base && !is_contained(Offsets, Offset.getSExtValue()))
+      if (FromA && !is_contained(Offsets, Offset.getSExtValue()))
         Offsets.push_back(Offset.getSExtValue());
     }
     if (!isGuaranteedToTransferExecutionToSuccessor(&I))

@@ -248,6 +248,13 @@ static StringRef tbaaAccessName(const Instruction &I) {
   return tbaaAccessName(I.getMetadata(LLVMContext::MD_tbaa));
 }
 
+/// Whether a TBAA access type name is one clang gives pointers: "any
+/// pointer", or "p1 double" and the like with pointer TBAA.
+static bool isPointerTbaaName(StringRef Name) {
+  return Name == "any pointer" || (Name.size() > 2 && Name[0] == 'p' &&
+                                   isDigit(Name[1]) && Name[2] == ' ');
+}
+
 /// What a struct copy moves, from the !tbaa.struct clang attaches to it (a
 /// field's offset, size and scalar tag, per field): floating-point types
 /// and, for pointer fields, the pointer type. A lambda's closure copied by
@@ -280,9 +287,7 @@ static bool collectTbaaStructKinds(const MemTransferInst &MT,
       Found.insert(Type::getDoubleTy(Ctx));
     else if (Name == "float")
       Found.insert(Type::getFloatTy(Ctx));
-    else if (Name == "any pointer" || Name == "vtable pointer" ||
-             (Name.size() > 3 && Name[0] == 'p' && isDigit(Name[1]) &&
-              Name[2] == ' '))
+    else if (isPointerTbaaName(Name) || Name == "vtable pointer")
       Found.insert(PointerType::getUnqual(Ctx));
     else if (!Integers.contains(Name))
       return false;
@@ -363,6 +368,15 @@ static const Argument *returnedParameter(const Function &F) {
   return Returned;
 }
 
+/// The function whose callers pass \p A: in f.jvp, f's parameters come
+/// first, and f's callers are what matter.
+static const Function &callersFunctionOf(const Argument &A) {
+  const Function *F = A.getParent();
+  if (auto Info = getDerivedInfo(*F))
+    F = Info->Primal;
+  return *F;
+}
+
 /// The types in what every call of \p F passes as parameter \p ArgNo, if
 /// each passes a local or a member (a GEP) of at least \p Bytes bytes, or
 /// what its own caller passed (its parameter, or what a function that
@@ -438,12 +452,9 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
   std::optional<uint64_t> Bytes;
   if (auto *C = dyn_cast<ConstantInt>(Len))
     Bytes = C->getZExtValue();
-  // In f.jvp, f's parameters come first; f's callers are what matter.
-  const Function *F = A->getParent();
-  if (auto Info = getDerivedInfo(*F))
-    F = Info->Primal;
   SmallPtrSet<Type *, 4> Found;
-  if (!collectPassedObjectTypes(*F, A->getArgNo(), Bytes, /*Depth=*/4, Found))
+  if (!collectPassedObjectTypes(callersFunctionOf(*A), A->getArgNo(), Bytes,
+                                /*Depth=*/4, Found))
     return false;
   Out.insert(Found.begin(), Found.end());
   return true;
@@ -462,10 +473,7 @@ static bool pointsIntoUnion(const Value *Ptr, unsigned Depth = 4) {
   auto *A = dyn_cast<Argument>(Obj);
   if (!A || !Depth)
     return false;
-  const Function *F = A->getParent();
-  if (auto Info = getDerivedInfo(*F))
-    F = Info->Primal;
-  return llvm::any_of(F->uses(), [&](const Use &U) {
+  return llvm::any_of(callersFunctionOf(*A).uses(), [&](const Use &U) {
     auto *CB = dyn_cast<CallBase>(U.getUser());
     return CB && CB->isCallee(&U) && A->getArgNo() < CB->arg_size() &&
            pointsIntoUnion(throughSpillSlot(CB->getArgOperand(A->getArgNo())),
@@ -547,13 +555,10 @@ bool holdsOnlyFloatingPoint(const Value *Ptr) {
     auto *A = dyn_cast<Argument>(Obj);
     if (!A)
       return false;
-    const Function *F = A->getParent();
-    if (auto Info = getDerivedInfo(*F))
-      F = Info->Primal;
     // With no length, only objects of floating-point data alone count.
     SmallPtrSet<Type *, 2> Found;
-    return collectPassedObjectTypes(*F, A->getArgNo(), std::nullopt,
-                                    /*Depth=*/4, Found) &&
+    return collectPassedObjectTypes(callersFunctionOf(*A), A->getArgNo(),
+                                    std::nullopt, /*Depth=*/4, Found) &&
            !Found.empty();
   });
 }
@@ -565,8 +570,7 @@ std::optional<Type *> inferIntegerAccessBits(const Instruction &Access,
   if (Type *T = tbaaFloatType(Access))
     return T;
   StringRef Name = tbaaAccessName(Access);
-  if (Name == "any pointer" ||
-      (Name.size() > 2 && Name[0] == 'p' && isDigit(Name[1]) && Name[2] == ' '))
+  if (isPointerTbaaName(Name))
     return PointerType::getUnqual(Ctx);
   if (!Name.empty() && Name != "omnipotent char")
     return nullptr; // an integer type
