@@ -342,6 +342,8 @@ void Unzipper::buildFwd(Function *Fwd) {
     I->replaceAllUsesWith(PoisonValue::get(I->getType()));
   for (Instruction *I : Linear)
     D.eraseAfterRequest(*I);
+  MaybeDead.append(UnusedInJvp.begin(), UnusedInJvp.end());
+  UnusedInJvp.clear();
   RecursivelyDeleteTriviallyDeadInstructionsPermissive(MaybeDead);
   // Only now: the tape layout holds f.jvp's loops, owned by its LoopInfo.
   if (Moved)
@@ -486,7 +488,7 @@ void Unzipper::buildLin(Function *Lin) {
           slotAddress(B, It->second, TapePtr, Record), "pred.idx");
       markWith(Idx, PredIndexMD);
     }
-    for (Instruction &I : *BB) {
+    for (Instruction &I : make_early_inc_range(*BB)) {
       if (isa<PHINode>(I) || ReturnPacking.count(&I))
         continue;
       auto *Call = dyn_cast<CallBase>(&I);
@@ -515,12 +517,26 @@ void Unzipper::buildLin(Function *Lin) {
       if (isLinear(&I)) {
         if (Map.count(&I)) // extractvalue of a mixed call, done above
           continue;
-        Instruction *C = I.clone();
-        for (Use &U : C->operands())
-          U.set(Operand(B, U.get()));
+        // When f.fwd takes f.jvp's body, which then drops its linear code,
+        // the instruction itself moves here: a copy would double the
+        // linear half only to delete one of the two.
+        Instruction *C = MoveLinear ? &I : I.clone();
+        if (MoveLinear)
+          I.removeFromParent();
+        for (Use &U : C->operands()) {
+          Value *Old = U.get();
+          U.set(Operand(B, Old));
+          // An address only linear code used is dead in f.fwd now.
+          if (auto *OldI = dyn_cast<Instruction>(Old);
+              MoveLinear && OldI && OldI->use_empty())
+            UnusedInJvp.push_back(OldI);
+        }
         C->setDebugLoc(DebugLoc()); // f.lin has no debug info
         dropAssignmentID(*C);
-        B.Insert(C, I.getName());
+        if (MoveLinear)
+          C->insertInto(B.GetInsertBlock(), B.GetInsertPoint());
+        else
+          B.Insert(C, I.getName());
         Map[&I] = C;
         continue;
       }
@@ -614,6 +630,7 @@ std::optional<Unzipped> Unzipper::run() {
     return std::nullopt;
   }
   // f.lin first: it reads f.jvp, whose body f.fwd may take over.
+  MoveLinear = D.jvpsDisposable();
   buildLin(Lin);
   buildFwd(Fwd);
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
