@@ -113,6 +113,9 @@ public:
   /// The linearity verifier on a function a stage built, then
   /// verifyStage().
   bool verifyLinearity(llvm::Function &F);
+  /// With -ad-verify-each only: the linearity verifier on what Unzip built
+  /// from a verified f.jvp.
+  bool verifyUnzipped(llvm::Function &Fwd, llvm::Function &Lin);
   /// LLVM's verifier on a function a stage built, with -ad-verify-each
   /// only: verifyEmitted() checks what leaves the pass.
   bool verifyStage(llvm::Function &F);
