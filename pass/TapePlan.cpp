@@ -351,6 +351,8 @@ bool Unzipper::planTape() {
           addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
       Layout.LoopEntries[{X, &AL}] = {Base, Count};
     }
+  // Local shadows, in the order met; placed after every residual.
+  SmallVector<AllocaInst *, 8> Shadows;
   for (BasicBlock &BB : Jvp) {
     // The header of an array loop knows its predecessor from the count.
     if (size_t N = predecessorsInLayoutOrder(BB).size();
@@ -360,6 +362,13 @@ bool Unzipper::planTape() {
     for (Instruction &I : BB) {
       if (ReturnPacking.count(&I))
         continue;
+      // The kind first: a metadata lookup costs a probe of a context-wide
+      // table, and every f.jvp instruction carries marks.
+      if (auto *AI = dyn_cast<AllocaInst>(&I);
+          AI && AI->getMetadata(ShadowAllocaMD)) {
+        Shadows.push_back(AI);
+        continue;
+      }
       if (Function *Callee = mixedCallee(I)) {
         std::optional<Unzipped> U = D.getUnzipped(*Callee);
         if (!U)
@@ -412,41 +421,36 @@ bool Unzipper::planTape() {
   // 16-byte aligned: a zero-sized vector field raises its alignment).
   const DataLayout &DL = Jvp.getParent()->getDataLayout();
   bool Marked = false;
-  for (Instruction &I : instructions(Jvp)) {
-    // The kind first: a metadata lookup costs a probe of a context-wide
-    // table, and every f.jvp instruction carries marks.
-    auto *AI = dyn_cast<AllocaInst>(&I);
-    if (AI && AI->getMetadata(ShadowAllocaMD)) {
-      uint64_t Align = AI->getAlign().value();
-      if (Align > 16) {
-        D.diags().errorAt(I, "cannot differentiate through a local variable "
-                             "aligned to more than 16 bytes (not supported "
-                             "yet)");
-        return false;
-      }
-      if (Align > 8 && !Marked) {
-        Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
-        Marked = true;
-      }
-      Type *T = AI->getAllocatedType();
-      if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
-        T = ArrayType::get(T, N->getZExtValue());
-      // Where the field would start: after the last one (not at the
-      // struct's size, which is rounded up to its alignment, 16 once the
-      // marker is in), at T's own alignment. Padding only when that is
-      // less than the local's.
-      uint64_t Offset = 0;
-      if (!Layout.StaticFields.empty()) {
-        const StructLayout *SL =
-            DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields));
-        Offset = SL->getElementOffset(Layout.StaticFields.size() - 1) +
-                 DL.getTypeAllocSize(Layout.StaticFields.back());
-      }
-      Offset = alignTo(Offset, DL.getABITypeAlign(T));
-      if (uint64_t Pad = (Align - Offset % Align) % Align)
-        Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
-      Layout.ShadowAllocas[AI] = Layout.addStatic(T);
+  for (AllocaInst *AI : Shadows) {
+    uint64_t Align = AI->getAlign().value();
+    if (Align > 16) {
+      D.diags().errorAt(*AI, "cannot differentiate through a local "
+                             "variable aligned to more than 16 bytes (not "
+                             "supported yet)");
+      return false;
     }
+    if (Align > 8 && !Marked) {
+      Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
+      Marked = true;
+    }
+    Type *T = AI->getAllocatedType();
+    if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
+      T = ArrayType::get(T, N->getZExtValue());
+    // Where the field would start: after the last one (not at the
+    // struct's size, which is rounded up to its alignment, 16 once the
+    // marker is in), at T's own alignment. Padding only when that is
+    // less than the local's.
+    uint64_t Offset = 0;
+    if (!Layout.StaticFields.empty()) {
+      const StructLayout *SL =
+          DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields));
+      Offset = SL->getElementOffset(Layout.StaticFields.size() - 1) +
+               DL.getTypeAllocSize(Layout.StaticFields.back());
+    }
+    Offset = alignTo(Offset, DL.getABITypeAlign(T));
+    if (uint64_t Pad = (Align - Offset % Align) % Align)
+      Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
+    Layout.ShadowAllocas[AI] = Layout.addStatic(T);
   }
   NumResiduals += Layout.StaticResiduals.size();
   for (auto &[Key, R] : Layout.Records) {
