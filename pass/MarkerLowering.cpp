@@ -137,10 +137,18 @@ class ArgumentDecoder {
 public:
   ArgumentDecoder(CallBase &Marker, unsigned First, Diagnostics &Diags,
                   StringRef MarkerName, StringRef FnName)
-      : Marker(Marker), Next(First), Diags(Diags), MarkerName(MarkerName),
-        FnName(FnName) {}
+      : Marker(Marker), First(First - 1), Next(First), Diags(Diags),
+        MarkerName(MarkerName), FnName(FnName) {}
 
   bool atEnd() const { return Next >= Marker.arg_size(); }
+  /// Whether clang split the next argument off a struct or union passed by
+  /// value in registers: clang marks the function operand and every
+  /// argument of scalar type noundef, but not the registers of an
+  /// aggregate, which may hold padding.
+  bool nextIsAggregatePiece() const {
+    return !atEnd() && Marker.paramHasAttr(First, Attribute::NoUndef) &&
+           !Marker.paramHasAttr(Next, Attribute::NoUndef);
+  }
   std::optional<StringRef> peekTag() const {
     return atEnd() ? std::nullopt : tagOf(Marker.getArgOperand(Next));
   }
@@ -196,6 +204,7 @@ public:
 
 private:
   CallBase &Marker;
+  unsigned First; // the function operand
   unsigned Next;
   Diagnostics &Diags;
   std::string MarkerName, FnName;
@@ -331,6 +340,20 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
                            " of '" + FnName + "' has type " + cTypeName(PT) +
                            ", which cannot be differentiated (mark it "
                            "AD_CONST)");
+      return std::nullopt;
+    }
+    // f(struct {double x, y;} s) is f(double, double) to LLVM, and the
+    // marker receives s and its tangent as four doubles: paired one by one
+    // they would be (x, dx) = (s.x, s.y), silently wrong.
+    if (Active && !R.Reverse && Dec.nextIsAggregatePiece()) {
+      Diags.errorAtRequest(
+          MarkerName + ": parameter " + Twine(No + 1) + " of '" + FnName +
+          "' is (part of) a struct passed by value in registers; in forward "
+          "mode the marker cannot tell its tangent from its other fields: "
+          "take the struct by pointer and pass its address followed by its "
+          "tangent's (__ad_derivative(f, &s, &ts)), or pass its fields one by "
+          "one, each followed by its tangent (__ad_derivative(f, s.x, ts.x, "
+          "s.y, ts.y))");
       return std::nullopt;
     }
     Value *V = Dec.take(PT, No, "the value");

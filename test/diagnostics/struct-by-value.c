@@ -32,3 +32,15 @@ double use_vec(vec a, vec da) {
   // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_gradient: the shadow for parameter 2 of 'norm2' must be a pointer, but int was passed (parameters are counted as clang passes them: a struct passed by value whose fields are integers and pointers becomes one parameter per field; take such a struct by pointer, in the function or a wrapper, and pass its address followed by its shadow's)
   return __ad_gradient(norm2, a, da);
 }
+
+// Forward mode: a struct of two doubles is passed in two registers, so f
+// has two double parameters, and the marker gets the struct and its tangent
+// as four doubles. Paired one by one they gave (x, dx) = (s.x, s.y): a
+// wrong derivative with no diagnostic. Clang marks scalar arguments
+// noundef but not the pieces of a struct, which tells them apart.
+typedef struct { double x, y; } pair2;
+double pprod(pair2 p) { return p.x * p.y * p.y; }
+double use_pair(pair2 p, pair2 tp) {
+  // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_derivative: parameter 1 of 'pprod' is (part of) a struct passed by value in registers; in forward mode the marker cannot tell its tangent from its other fields: take the struct by pointer and pass its address followed by its tangent's (__ad_derivative(f, &s, &ts)), or pass its fields one by one, each followed by its tangent (__ad_derivative(f, s.x, ts.x, s.y, ts.y))
+  return __ad_derivative(pprod, p, tp);
+}
