@@ -21,6 +21,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Local.h"
@@ -61,6 +62,7 @@ private:
   Value *takeCotangent(IRBuilder<> &B, Value *LinValue);
   Value *materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB);
   bool findArrayLoops();
+  void findSelectZeroed();
   bool transposeBlock(BasicBlock &BB);
   bool transposeCall(IRBuilder<> &B, CallInst &Call, BasicBlock &LinBB);
   void emitTerminator(IRBuilder<> &B, BasicBlock &BB,
@@ -91,6 +93,9 @@ private:
   DenseMap<Value *, Value *> BlockLocalCt;
   /// Cotangents of shadow memory cells touched by the current block.
   std::unique_ptr<ShadowCotangents> Shadow;
+  /// Linear values whose cotangent may be the zero a select sends to the
+  /// arm it did not choose (findSelectZeroed).
+  SmallPtrSet<const Value *, 16> SelectZeroed;
   Value *ReturnedValue = nullptr;
   bool Failed = false;
 };
@@ -414,7 +419,8 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
     auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
       accumulate(B, Op, C, Negate);
     };
-    TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow);
+    TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow,
+                        SelectZeroed.count(&I));
     Rule(I, TB);
   }
   B.clearFastMathFlags();
@@ -499,6 +505,36 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
                 Targets[K]);
 }
 
+/// A select evaluates both arms, so f.lin computes the tangent of the arm
+/// not chosen too, and its partials may be infinite or NaN where the primal
+/// program never used its value (b != 0 ? a / b : 0 at b = 0, clang's
+/// if-conversion of a guarded branch). Its cotangent is zero, and zero
+/// times those partials is NaN. Every linear value that feeds an arm
+/// receives a part of that zero: their products with coefficients keep a
+/// zero zero (TransposeBuilder::times). Calls of g.lin are left as they
+/// are: g.rev is shared with callers whose cotangents are never such zeros.
+void Transposer::findSelectZeroed() {
+  SmallVector<Instruction *, 16> Work;
+  auto Note = [&](Value *V) {
+    auto *I = dyn_cast<Instruction>(V);
+    if (I && isLinear(I) && SelectZeroed.insert(I).second)
+      Work.push_back(I);
+  };
+  for (Instruction &I : instructions(Lin))
+    if (auto *Sel = dyn_cast<SelectInst>(&I);
+        Sel && !isa<Constant>(Sel->getCondition()) && isLinear(Sel)) {
+      Note(Sel->getTrueValue());
+      Note(Sel->getFalseValue());
+    }
+  while (!Work.empty()) {
+    Instruction *I = Work.pop_back_val();
+    if (isa<CallBase>(I) || isa<LoadInst>(I) || isa<StoreInst>(I))
+      continue; // a call's tangents go to g.rev; loads read memory
+    for (Value *Op : I->operands())
+      Note(Op);
+  }
+}
+
 Function *Transposer::run() {
   Info = *getDerivedInfo(Lin);
   if (Function *Existing = findDerived(*Lin.getParent(), *Info.Primal,
@@ -538,6 +574,7 @@ Function *Transposer::run() {
   SlotInsertPt = EntryBr;
   if (!findArrayLoops())
     return nullptr;
+  findSelectZeroed();
 
   if (Value *DY = Returns[0]->getReturnValue()) {
     ReturnedValue = DY;

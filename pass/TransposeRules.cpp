@@ -22,6 +22,16 @@ unsigned TransposeBuilder::linearOperand() const {
   return isLinear(I.getOperand(0)) || isa<Argument>(I.getOperand(0)) ? 0 : 1;
 }
 
+Value *TransposeBuilder::keepZero(Value *Product, Value *Coef) {
+  if (!StrongZero)
+    return Product;
+  // A finite constant coefficient keeps a zero zero by itself.
+  if (auto *C = dyn_cast<ConstantFP>(Coef); C && C->getValueAPF().isFinite())
+    return Product;
+  return B.CreateSelect(B.CreateFCmpOEQ(Ct, zeroLike(Ct)), zeroLike(Product),
+                        Product);
+}
+
 using T = TransposeBuilder;
 
 /// Output lane j of a shuffle is lane mask[j] of (a ++ b): its cotangent
@@ -55,8 +65,8 @@ static const struct {
 {Instruction::FAdd,           [](Instruction &, T &t) { t.add(0, t.ct()); t.add(1, t.ct()); }},
 {Instruction::FSub,           [](Instruction &, T &t) { t.add(0, t.ct()); t.sub(1, t.ct()); }},
 {Instruction::FNeg,           [](Instruction &, T &t) { t.sub(0, t.ct()); }},
-{Instruction::FMul,           [](Instruction &, T &t) { unsigned L = t.linearOperand(); t.add(L, t.b().CreateFMul(t.ct(), t.op(1 - L))); }},
-{Instruction::FDiv,           [](Instruction &, T &t) { t.add(0, t.b().CreateFDiv(t.ct(), t.op(1))); }},
+{Instruction::FMul,           [](Instruction &, T &t) { unsigned L = t.linearOperand(); t.add(L, t.times(t.op(1 - L))); }},
+{Instruction::FDiv,           [](Instruction &, T &t) { t.add(0, t.over(t.op(1))); }},
 {Instruction::FPExt,          [](Instruction &I, T &t) { t.add(0, t.b().CreateFPTrunc(t.ct(), I.getOperand(0)->getType())); }},
 {Instruction::FPTrunc,        [](Instruction &I, T &t) { t.add(0, t.b().CreateFPExt(t.ct(), I.getOperand(0)->getType())); }},
 {Instruction::Select,         [](Instruction &, T &t) { t.add(1, t.b().CreateSelect(t.op(0), t.ct(), t.zeroLike(t.ct())));

@@ -24,9 +24,9 @@ public:
       llvm::IRBuilderBase &B, llvm::Instruction &I, llvm::Value *Ct,
       llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue,
       llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate,
-      ShadowCotangents &Shadow)
+      ShadowCotangents &Shadow, bool StrongZero)
       : B(B), I(I), Ct(Ct), RevValue(RevValue), Accumulate(Accumulate),
-        Shadow(Shadow) {}
+        Shadow(Shadow), StrongZero(StrongZero) {}
 
   llvm::IRBuilderBase &b() { return B; }
   /// Cotangent of the instruction's result.
@@ -35,6 +35,17 @@ public:
   llvm::Value *op(unsigned K) { return RevValue(I.getOperand(K)); }
   /// Index of the single linear operand of fmul.
   unsigned linearOperand() const;
+  /// ct * Coef and ct / Coef. Where ct may be the zero a select sent to the
+  /// arm it did not choose, a zero ct gives zero even when the coefficient
+  /// is infinite or NaN (b != 0 ? a / b : 0 at b = 0): the primal program
+  /// never used that arm's value, and forward mode, which keeps only the
+  /// chosen arm's tangent, gives zero there too.
+  llvm::Value *times(llvm::Value *Coef) {
+    return keepZero(B.CreateFMul(Ct, Coef), Coef);
+  }
+  llvm::Value *over(llvm::Value *Coef) {
+    return keepZero(B.CreateFDiv(Ct, Coef), Coef);
+  }
   llvm::Value *zeroLike(llvm::Value *V) {
     return llvm::Constant::getNullValue(V->getType());
   }
@@ -55,12 +66,15 @@ public:
   }
 
 private:
+  llvm::Value *keepZero(llvm::Value *Product, llvm::Value *Coef);
+
   llvm::IRBuilderBase &B;
   llvm::Instruction &I;
   llvm::Value *Ct;
   llvm::function_ref<llvm::Value *(llvm::Value *)> RevValue;
   llvm::function_ref<void(llvm::Value *, llvm::Value *, bool)> Accumulate;
   ShadowCotangents &Shadow;
+  bool StrongZero;
 };
 
 using TransposeRule = void (*)(llvm::Instruction &I, TransposeBuilder &T);
