@@ -346,6 +346,9 @@ static bool isMemoryMarker(const Instruction &I) {
 }
 
 void Linearizer::linearizeInstruction(Instruction &I) {
+  if (auto *II = dyn_cast<IntrinsicInst>(&I);
+      II && II->getIntrinsicID() == Intrinsic::lifetime_start)
+    return linearizeLifetimeStart(*II);
   if (isMemoryMarker(I))
     return;
   // Shadows of pointers loaded from memory are read on demand (shadowOf):

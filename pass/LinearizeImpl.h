@@ -108,6 +108,7 @@ private:
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
   void linearizeStore(llvm::StoreInst &SI);
   void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
+  void linearizeLifetimeStart(llvm::IntrinsicInst &LS);
   /// Memory the function may read as constant data: read-only globals and
   /// AD_CONST arguments.
   bool isInactiveMemory(const llvm::Value *P) const;

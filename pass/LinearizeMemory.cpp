@@ -566,6 +566,34 @@ static bool isUntypedStorage(const Value *P) {
   return T->isIntegerTy(8);
 }
 
+/// A local's lifetime starts with contents no code wrote: a zero tangent.
+/// Its shadow is one alloca for all its lifetimes (a variable declared in a
+/// loop body) and would still hold the derivatives of the previous
+/// iteration's value where code the pass cannot see writes the new one (an
+/// AD_INACTIVE function filling an out-parameter); in reverse mode the
+/// cotangent left at the start of a lifetime would flow into the previous
+/// one. Clang marks lifetimes from -O1.
+void Linearizer::linearizeLifetimeStart(IntrinsicInst &LS) {
+  // (size, pointer) up to LLVM 20, (pointer) since.
+  Value *P = LS.getArgOperand(LS.arg_size() - 1);
+  auto *AI = dyn_cast<AllocaInst>(P->stripPointerCasts());
+  if (!AI || !isShadowed(P))
+    return;
+  Value *S = shadowOf(P, LS);
+  if (!S)
+    return;
+  const DataLayout &DL = J->getParent()->getDataLayout();
+  auto *Size =
+      LS.arg_size() == 2 ? dyn_cast<ConstantInt>(LS.getArgOperand(0)) : nullptr;
+  std::optional<TypeSize> Whole = AI->getAllocationSize(DL);
+  if ((!Size || Size->isMinusOne()) && (!Whole || Whole->isScalable()))
+    return;
+  IRBuilder<> B(LS.getNextNode());
+  Value *Len = Size && !Size->isMinusOne() ? static_cast<Value *>(Size)
+                                           : B.getInt64(Whole->getFixedValue());
+  markLinear(B.CreateMemSet(S, B.getInt8(0), Len, AI->getAlign()));
+}
+
 void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   Value *Dst = MI.getRawDest();
   IRBuilder<> B(MI.getNextNode());
