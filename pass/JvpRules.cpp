@@ -72,6 +72,10 @@ static const double Ln10 = 2.30258509299404568401799145468436421;
 static const double TwoOverSqrtPi = 1.12837916709551257389615890312154517;
 
 // pow: JAX's convention, d/da = 0 where b == 0 and d/db = 0 where a == 0.
+// Where a < 0, pow is real only at integer b, and d/db is that of the real
+// part of the complex a^b there, a^b ln|a|: finite, so a zero tangent of b
+// adds nothing (with ln a, d/da of pow(-1.5, 2.0) in forward mode was NaN,
+// 0 * NaN from the exponent's term).
 static Partial powBase(D &d) {
   Value *B = d.x(1);
   Value *Slope =
@@ -81,7 +85,9 @@ static Partial powBase(D &d) {
 static Partial powExponent(D &d) {
   Value *A = d.x(0);
   Value *SafeA = d.select(d.eq(A, d.num(0)), d.num(1), A);
-  return d.times(d.mul(d.y(), d.intrinsic(Intrinsic::log, {SafeA})));
+  Value *LogAbs =
+      d.intrinsic(Intrinsic::log, {d.intrinsic(Intrinsic::fabs, {SafeA})});
+  return d.times(d.mul(d.y(), LogAbs));
 }
 static Partial powiBase(D &d) {
   // d/dx x^n = n x^(n-1); 0 for n == 0, also at x == 0.

@@ -179,6 +179,18 @@ int main(void) {
     ad_deriv(ad_fmt("d powf/dx (%g,%g)", xd, yd), gf.dx, yd * pow(xd, yd - 1), fdx, AD_TOL_F);
     ad_deriv(ad_fmt("d powf/dy (%g,%g)", xd, yd), gf.dy, pow(xd, yd) * log(xd), fdy, AD_TOL_F);
   }
+  {
+    // Both arguments active at a negative base and an integer exponent:
+    // forward mode with a zero exponent tangent is d/da (it was NaN: the
+    // exponent's term was 0 * (a^b ln a), ln a NaN). Reverse mode's d/db
+    // is a^b ln|a| there (docs/math.md).
+    volatile double a = -1.5, b = 2.0;
+    ad_check("forward d pow/da at (-1.5, 2)",
+             __ad_derivative(m_pow, a, 1.0, b, 0.0), -3.0, 1e-15, 0);
+    grad2 g = __ad_gradient_2(m_pow, a, b);
+    ad_check("d pow/da at (-1.5, 2)", g.dx, -3.0, 1e-15, 0);
+    ad_check("d pow/db at (-1.5, 2)", g.dy, 2.25 * log(1.5), 1e-15, 0);
+  }
   for (unsigned i = 0; i < sizeof hyp_xy / sizeof hyp_xy[0]; i++) {
     double x = hyp_xy[i][0], y = hyp_xy[i][1], h = sqrt(x * x + y * y);
     grad2 g = __ad_gradient_2(m_hypot, x, y);
