@@ -418,9 +418,12 @@ void Linearizer::linearizeCall(CallBase &CB) {
   bool PassesActiveMemory = llvm::any_of(
       CB.args(), [&](const Use &U) { return isShadowed(U.get()); });
   // An external function whose result does not carry a derivative and
-  // that cannot write memory cannot influence the derivative.
+  // that cannot write memory cannot influence the derivative; given memory
+  // with derivatives, a pointer it returns might need a shadow, an integer
+  // not (llvm.objectsize, which -fsanitize=undefined adds to array
+  // accesses).
   if (!isDifferentiableType(CB.getType()) && Callee->onlyReadsMemory() &&
-      !PassesActiveMemory)
+      (!PassesActiveMemory || !isPointerLike(CB.getType())))
     return;
   // Neither suggestion below applies to resizing memory with derivatives.
   if (isReallocationCall(&CB))

@@ -17,6 +17,11 @@
 // RUN: %adcc -O2 -ffp-contract=fast %s -o %t.contract %adlibs && %t.contract
 // RUN: %adcc -O2 -fno-math-errno %s -o %t.noerrno %adlibs && %t.noerrno
 // RUN: %adcc -O2 -fno-inline %s -o %t.noinline %adlibs && %t.noinline
+// UBSan checks array accesses with llvm.objectsize, an integer query of a
+// pointer's object; given memory with derivatives it was an error ("no
+// derivative rule") from -O1.
+// RUN: %adcc -O2 -fsanitize=undefined %s -o %t.ubsan %adlibs && %t.ubsan
+// RUN: %adcc -O0 -fsanitize=undefined %s -o %t.ubsan0 %adlibs && %t.ubsan0
 
 #include "ad.h"
 #include "adcheck.h"
@@ -42,6 +47,14 @@ double model(double x, double y) {
     r += x / (1 + y * y);
   }
   return r;
+}
+
+// A sum of squares through a pointer: array accesses for the sanitizers.
+double sumsq(const double *v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += v[i] * v[i];
+  return s;
 }
 
 // Every point is away from the kinks: 1.5x = y, y = 0, x = y, 2x integer.
@@ -87,5 +100,9 @@ int main(void) {
     d = __ad_derivative(model, x, dx, y, dy);
     ad_deriv(ad_fmt("model forward %s", at), d, gx * dx + gy * dy, fdt, AD_TOL_D);
   }
+  double v[3] = {1, -2, 3}, dv[3] = {0, 0, 0};
+  __ad_gradient(sumsq, v, dv, 3);
+  for (int i = 0; i < 3; i++)
+    ad_check(ad_fmt("sumsq d/dv%d", i), dv[i], 2 * v[i], 0, 0);
   return ad_finish();
 }
