@@ -303,6 +303,37 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
   for (Argument &P : R.Fn->args()) {
     Type *PT = P.getType();
     unsigned No = P.getArgNo();
+    // A struct returned in memory (three doubles and more): the caller
+    // passes where it goes, the marker does not. In forward mode f.jvp
+    // writes the result there and its tangent to a shadow, which is the
+    // marker's result.
+    if (No == 0 && P.hasStructRetAttr() && R.Reverse) {
+      Diags.errorAtRequest(
+          MarkerName + ": '" + FnName +
+          "' returns a struct, which has no gradient (reverse mode needs a "
+          "single float/double result); take the derivative in forward mode "
+          "(__ad_derivative, declared to return the struct), or return one "
+          "component, or write the struct through a pointer parameter and "
+          "seed its shadow");
+      return std::nullopt;
+    }
+    if (No == 0 && P.hasStructRetAttr()) {
+      IRBuilder<> EB(&*Marker.getFunction()->getEntryBlock().begin());
+      Type *T = P.getParamStructRetType();
+      AllocaInst *Result = EB.CreateAlloca(T, nullptr, "ad.result.value");
+      R.ResultTangent = EB.CreateAlloca(T, nullptr, "ad.result.tangent");
+      Result->setAlignment(P.getParamAlign().valueOrOne());
+      R.ResultTangent->setAlignment(P.getParamAlign().valueOrOne());
+      IRBuilder<> B(&Marker);
+      const DataLayout &DL = Marker.getModule()->getDataLayout();
+      B.CreateMemSet(R.ResultTangent, B.getInt8(0), DL.getTypeAllocSize(T),
+                     R.ResultTangent->getAlign());
+      R.ResultInMemory = T;
+      R.Args.push_back(Result);
+      R.Extras.push_back(R.ResultTangent);
+      Roles.push_back(ArgRole::Dup);
+      continue;
+    }
     std::optional<StringRef> Tag = Dec.peekTag();
     if (Tag)
       Dec.skip();
@@ -655,7 +686,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
 }
 
 static bool lowerDerivative(Request &R, Differentiator &D) {
-  Type *RetTy = R.Fn->getReturnType();
+  Type *RetTy = R.ResultInMemory ? R.ResultInMemory : R.Fn->getReturnType();
   bool HasTangent = isDifferentiableType(RetTy);
   if (!HasTangent && !markerResultType(*R.Marker)->isVoidTy()) {
     D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
@@ -682,7 +713,9 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   Call->setDebugLoc(R.Marker->getDebugLoc());
   SmallVector<Value *, 1> Out;
   if (HasTangent)
-    Out.push_back(B.CreateExtractValue(Call, 1));
+    Out.push_back(R.ResultTangent
+                      ? B.CreateLoad(RetTy, R.ResultTangent, "ad.tangent")
+                      : B.CreateExtractValue(Call, 1));
   emitResult(*R.Marker, Out);
   ++NumDerivatives;
   return true;

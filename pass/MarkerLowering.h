@@ -33,6 +33,11 @@ struct Request {
   /// mode, the tangent of each active value (what f.jvp takes after Args;
   /// in reverse mode what f.fwd takes).
   llvm::SmallVector<llvm::Value *, 8> Extras;
+  /// Forward mode of a function that returns a struct in memory (sret):
+  /// the struct's type, and where f.jvp writes its tangent (the shadow of
+  /// the result, a zeroed local).
+  llvm::Type *ResultInMemory = nullptr;
+  llvm::AllocaInst *ResultTangent = nullptr;
 };
 
 /// Marks every marker declaration nomerge. Run before any optimisation:

@@ -32,3 +32,16 @@ double use(double x, double y) {
   r += __ad_gradient_f(pf, p);
   return r + g2.dx + g3.dx;
 }
+
+// A struct of three doubles is returned in memory (sret). It has no
+// gradient; the message said "the pointer for parameter 1 ... must be a
+// pointer" (forward mode of it works: integration/forward.c).
+typedef struct { double a, b, c; } triple_t;
+triple_t triple(double x) {
+  triple_t t = {x, x * x, x * x * x};
+  return t;
+}
+double use_triple(double x) {
+  // CHECK: return-mismatch.c:[[@LINE+1]]:10: error: __ad_gradient: 'triple' returns a struct, which has no gradient (reverse mode needs a single float/double result); take the derivative in forward mode (__ad_derivative, declared to return the struct), or return one component, or write the struct through a pointer parameter and seed its shadow
+  return __ad_gradient(triple, x);
+}

@@ -18,6 +18,16 @@
 
 static double helper(double v) { return v * v - 3 * v; }
 
+// A struct of three doubles is returned in memory (sret): its tangent is
+// the marker's result, a struct too. This was an error ("the pointer for
+// parameter 1 of 'orbit' must be a pointer").
+typedef struct { double x, y, z; } vec3;
+vec3 orbit(double t, double w) {
+  vec3 p = {cos(w * t), sin(w * t), 0.5 * t * t};
+  return p;
+}
+vec3 __ad_derivative_vec3(void *fn, ...) AD_MARKER;
+
 double g1(double x) { return x * x * sin(x); }
 double g2(double x, double y) { return x * exp(y) + y / x; }
 double gint(double x, int n, double y) { return x * n - y * y * n; }
@@ -128,6 +138,14 @@ int main(void) {
       fd = AD_FD(tf, gret_float(x + tf * dx)); /* float-sized step */
       ad_deriv(ad_fmt("gret_float %s", at), gotf, 3 * x * x * dx, fd, AD_TOL_F);
     }
+  }
+  for (int k = 0; k < 3; k++) {
+    double t = 0.4 + 0.7 * k, w = 1.3, dt = 0.6, dw = -0.2;
+    vec3 d = __ad_derivative_vec3(orbit, t, dt, w, dw);
+    double dphase = w * dt + t * dw;
+    ad_check(ad_fmt("orbit dx %d", k), d.x, -sin(w * t) * dphase, 1e-15, 0);
+    ad_check(ad_fmt("orbit dy %d", k), d.y, cos(w * t) * dphase, 1e-15, 0);
+    ad_check(ad_fmt("orbit dz %d", k), d.z, t * dt, 1e-15, 0);
   }
   return ad_finish();
 }
