@@ -19,9 +19,9 @@
 // RUN: %adcc -O2 -fno-inline %s -o %t.noinline %adlibs && %t.noinline
 // UBSan checks array accesses with llvm.objectsize, an integer query of a
 // pointer's object; given memory with derivatives it was an error ("no
-// derivative rule") from -O1.
-// RUN: %adcc -O2 -fsanitize=undefined %s -o %t.ubsan %adlibs && %t.ubsan
-// RUN: %adcc -O0 -fsanitize=undefined %s -o %t.ubsan0 %adlibs && %t.ubsan0
+// derivative rule") from -O1. Trapping checks need no sanitizer runtime.
+// RUN: %adcc -O2 -fsanitize=undefined -fsanitize-trap=undefined %s -o %t.ubsan %adlibs && %t.ubsan
+// RUN: %adcc -O0 -fsanitize=undefined -fsanitize-trap=undefined %s -o %t.ubsan0 %adlibs && %t.ubsan0
 
 #include "ad.h"
 #include "adcheck.h"
