@@ -110,12 +110,9 @@ public:
   llvm::TargetLibraryInfo &tli(llvm::Function &F);
   /// Folds the identities construction leaves behind (-0.0 + x, x * 1).
   void simplify(llvm::Function &F);
-  /// The linearity verifier on a function a stage built, then
-  /// verifyStage().
+  /// With -ad-verify-each only: the linearity verifier on a function a
+  /// stage built, then verifyStage().
   bool verifyLinearity(llvm::Function &F);
-  /// With -ad-verify-each only: the linearity verifier on what Unzip built
-  /// from a verified f.jvp.
-  bool verifyUnzipped(llvm::Function &Fwd, llvm::Function &Lin);
   /// LLVM's verifier on a function a stage built, with -ad-verify-each
   /// only: verifyEmitted() checks what leaves the pass.
   bool verifyStage(llvm::Function &F);

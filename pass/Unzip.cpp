@@ -633,7 +633,7 @@ std::optional<Unzipped> Unzipper::run() {
   MoveLinear = D.jvpsDisposable();
   buildLin(Lin);
   buildFwd(Fwd);
-  if (!D.verifyUnzipped(*Fwd, *Lin))
+  if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
     return std::nullopt;
   ++NumUnzipped;
   return Unzipped{Fwd, Lin, TapeTy};
