@@ -183,7 +183,14 @@ public:
     if (T->isIntegerTy() && ParamTy->isIntegerTy())
       return B.CreateSExtOrTrunc(V, ParamTy);
     std::string Hint;
-    if (T->isIntegerTy() && ParamTy->isFloatingPointTy())
+    if (T->isPointerTy() && isDifferentiableType(ParamTy))
+      // &s, &ds for a struct that travels in registers (two doubles, three
+      // floats): only a struct passed in memory is taken by address.
+      Hint = " (a struct of up to 16 bytes passed by value travels in "
+             "registers, one parameter per register: pass the struct itself, "
+             "__ad_gradient(f, s), and declare the marker to return a struct "
+             "with one field per register)";
+    else if (T->isIntegerTy() && ParamTy->isFloatingPointTy())
       Hint = " (an integer literal such as 2 is passed as an int: write 2.0)";
     else if ((T->isIntegerTy() && ParamTy->isPointerTy()) ||
              (T->isPointerTy() && ParamTy->isIntegerTy()))
@@ -382,9 +389,11 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
           "' is (part of) a struct passed by value in registers; in forward "
           "mode the marker cannot tell its tangent from its other fields: "
           "take the struct by pointer and pass its address followed by its "
-          "tangent's (__ad_derivative(f, &s, &ts)), or pass its fields one by "
-          "one, each followed by its tangent (__ad_derivative(f, s.x, ts.x, "
-          "s.y, ts.y))");
+          "tangent's (__ad_derivative(f, &s, &ts))" +
+          (PT->isVectorTy() ? ""
+                            : ", or pass its fields one by one, each followed "
+                              "by its tangent (__ad_derivative(f, s.x, ts.x, "
+                              "s.y, ts.y))"));
       return std::nullopt;
     }
     Value *V = Dec.take(PT, No, "the value");

@@ -44,3 +44,16 @@ double use_pair(pair2 p, pair2 tp) {
   // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_derivative: parameter 1 of 'pprod' is (part of) a struct passed by value in registers; in forward mode the marker cannot tell its tangent from its other fields: take the struct by pointer and pass its address followed by its tangent's (__ad_derivative(f, &s, &ts)), or pass its fields one by one, each followed by its tangent (__ad_derivative(f, s.x, ts.x, s.y, ts.y))
   return __ad_derivative(pprod, p, tp);
 }
+
+// Three floats travel as <2 x float> and float: the fields cannot be passed
+// one by one either. In reverse mode such a struct is passed by value; its
+// address was rejected without saying so.
+typedef struct { float x, y, z; } v3f;
+float len2(v3f v) { return v.x * v.x + v.y * v.y + v.z * v.z; }
+float __ad_derivative_f(void *, ...) AD_MARKER;
+float use_v3f(v3f v, v3f t, v3f *dv) {
+  // CHECK: struct-by-value.c:[[@LINE+1]]:13: error: __ad_derivative_f: parameter 1 of 'len2' is (part of) a struct passed by value in registers; in forward mode the marker cannot tell its tangent from its other fields: take the struct by pointer and pass its address followed by its tangent's (__ad_derivative(f, &s, &ts)){{$}}
+  float r = __ad_derivative_f(len2, v, t);
+  // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_gradient_f: the value for parameter 1 of 'len2' must be 2 float values in one vector (a struct of 2 float fields, a complex, or a vector type, passed by value), but a pointer was passed (a struct of up to 16 bytes passed by value travels in registers, one parameter per register: pass the struct itself, __ad_gradient(f, s), and declare the marker to return a struct with one field per register)
+  return __ad_gradient_f(len2, &v, dv) + r;
+}
