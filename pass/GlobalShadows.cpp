@@ -164,6 +164,38 @@ Constant *GlobalShadows::shadowOf(Constant *P) {
   return S;
 }
 
+bool GlobalShadows::canHaveZeroTwin(const GlobalVariable &GV) {
+  Type *T = GV.getValueType();
+  return GV.isConstant() && !GV.getName().starts_with("llvm.") &&
+         T->isSized() && containsFloatingPoint(T) && !containsPointer(T);
+}
+
+Constant *GlobalShadows::zeroTwinOf(Constant *P) {
+  if (auto *CE = dyn_cast<ConstantExpr>(P)) {
+    SmallVector<Constant *, 4> Ops;
+    for (Value *Op : CE->operands())
+      Ops.push_back(cast<Constant>(Op));
+    Ops[0] = zeroTwinOf(Ops[0]);
+    return CE->getWithOperands(Ops);
+  }
+  auto *GV = cast<GlobalVariable>(P);
+  assert(canHaveZeroTwin(*GV) && "zero twin of a global that needs none");
+  GlobalVariable *&S = ConstantToTwin[GV];
+  if (!S) {
+    Module &M = *GV->getParent();
+    Type *T = GV->getValueType();
+    S = new GlobalVariable(M, T, /*isConstant=*/false,
+                           GlobalValue::InternalLinkage,
+                           Constant::getNullValue(T), GV->getName() + ".zero",
+                           /*InsertBefore=*/nullptr, GV->getThreadLocalMode(),
+                           GV->getAddressSpace());
+    S->setAlignment(std::max(GV->getAlign().valueOrOne(),
+                             M.getDataLayout().getPreferredAlign(GV)));
+    Shadows.insert(S); // zeroed by each request; primalOf() knows it not
+  }
+  return S;
+}
+
 GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {
   for (auto &[Primal, S] : PrimalToShadow)
     if (S == Shadow)

@@ -57,6 +57,13 @@ public:
   /// must satisfy isShadowed().
   llvm::Constant *shadowOf(llvm::Constant *P);
   /// Whether \p GV is a shadow global this class created.
+  /// A pointer into a constant global, as its shadow: the same place in a
+  /// zeroed mutable twin, which reads as zero tangents and takes, unread,
+  /// the cotangents reverse mode adds there. Requests zero it when they
+  /// start, like the shadows of written globals. For constant globals of
+  /// data without pointers (canHaveZeroTwin).
+  llvm::Constant *zeroTwinOf(llvm::Constant *P);
+  static bool canHaveZeroTwin(const llvm::GlobalVariable &GV);
   bool isShadowGlobal(const llvm::GlobalVariable *GV) const {
     return Shadows.count(GV);
   }
@@ -77,6 +84,8 @@ private:
   /// every indirect call.
   bool IndirectMayTouch = false;
   llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> PrimalToShadow;
+  llvm::DenseMap<const llvm::GlobalVariable *, llvm::GlobalVariable *>
+      ConstantToTwin;
   llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Shadows;
 };
 

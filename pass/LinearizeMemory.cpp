@@ -76,6 +76,13 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
     Shadow[LI] = SL;
     return SL;
   }
+  // Constant data chosen next to memory with derivatives (a static const
+  // ghost value where an array ends: i > 0 ? &u[i - 1] : &kZero): zero
+  // tangents, read from a zeroed twin.
+  if (auto *C = dyn_cast<Constant>(P))
+    if (const GlobalVariable *GV = globalBaseOf(C);
+        GV && GlobalShadows::canHaveZeroTwin(*GV))
+      return Shadow[P] = D.globals().zeroTwinOf(C);
   auto *CB = dyn_cast<CallBase>(getUnderlyingObject(P));
   const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
   if (Callee && D.rules().isInactive(*Callee)) {
