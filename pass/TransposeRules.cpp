@@ -22,11 +22,12 @@ unsigned TransposeBuilder::linearOperand() const {
   return isLinear(I.getOperand(0)) || isa<Argument>(I.getOperand(0)) ? 0 : 1;
 }
 
-Value *TransposeBuilder::keepZero(Value *Product, Value *Coef) {
-  if (!StrongZero)
+Value *TransposeBuilder::keepZero(Value *Product, Value *Coef, bool Guard) {
+  if (!Guard)
     return Product;
-  // A finite constant coefficient keeps a zero zero by itself.
-  if (auto *C = dyn_cast<ConstantFP>(Coef); C && C->getValueAPF().isFinite())
+  // A finite non-zero constant keeps a zero zero by itself.
+  if (auto *C = dyn_cast<ConstantFP>(Coef);
+      C && C->getValueAPF().isFiniteNonZero())
     return Product;
   return B.CreateSelect(B.CreateFCmpOEQ(Ct, zeroLike(Ct)), zeroLike(Product),
                         Product);

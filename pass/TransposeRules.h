@@ -39,12 +39,15 @@ public:
   /// arm it did not choose, a zero ct gives zero even when the coefficient
   /// is infinite or NaN (b != 0 ? a / b : 0 at b = 0): the primal program
   /// never used that arm's value, and forward mode, which keeps only the
-  /// chosen arm's tangent, gives zero there too.
+  /// chosen arm's tangent, gives zero there too. A quotient keeps a zero
+  /// zero always: a value computed before a branch and used only in the
+  /// branch not taken has a zero cotangent too (r = sqrt(x*x + y*y) at 0,
+  /// then x / r only if r > 0), and its partial, 1 / (2r), is infinite.
   llvm::Value *times(llvm::Value *Coef) {
-    return keepZero(B.CreateFMul(Ct, Coef), Coef);
+    return keepZero(B.CreateFMul(Ct, Coef), Coef, StrongZero);
   }
   llvm::Value *over(llvm::Value *Coef) {
-    return keepZero(B.CreateFDiv(Ct, Coef), Coef);
+    return keepZero(B.CreateFDiv(Ct, Coef), Coef, true);
   }
   llvm::Value *zeroLike(llvm::Value *V) {
     return llvm::Constant::getNullValue(V->getType());
@@ -66,7 +69,7 @@ public:
   }
 
 private:
-  llvm::Value *keepZero(llvm::Value *Product, llvm::Value *Coef);
+  llvm::Value *keepZero(llvm::Value *Product, llvm::Value *Coef, bool Guard);
 
   llvm::IRBuilderBase &B;
   llvm::Instruction &I;

@@ -1,5 +1,5 @@
 // Guarded expressions that the optimiser (or, at -O0, the pass's own copy)
-// turns into selects: both arms are computed, and the arm not chosen may
+// turns into selects, and one that stays a branch: both arms are computed, and the arm not chosen may
 // have infinite or NaN partials where the program never uses its value.
 // Reverse mode gave NaN there (0 times an infinite partial); the gradient
 // is that of the arm chosen, as in forward mode.
@@ -38,6 +38,25 @@ double nan_guard(double x, double y) {
   return r;
 }
 
+// The same through a branch: r is computed before it and used only in the
+// branch not taken at the origin, so its cotangent is zero there, and its
+// partial 1 / (2r) is infinite. Quotients keep a zero cotangent zero.
+__attribute__((noinline)) static void normalized(double x, double y,
+                                                 double *o) {
+  double r = sqrt(x * x + y * y);
+  o[0] = 0;
+  o[1] = 0;
+  if (r > 0) {
+    o[0] = x / r;
+    o[1] = y / r;
+  }
+}
+double project(double a, double b) {
+  double o[2];
+  normalized(a, b, o);
+  return o[0] + 2 * o[1] + a;
+}
+
 typedef struct { double d0, d1; } grad2;
 grad2 __ad_gradient_2(void *, ...) AD_MARKER;
 
@@ -67,5 +86,13 @@ int main(void) {
   g = __ad_gradient_2(nan_guard, 1.3, 0.6);
   ad_check("nan_guard d/dx (taken)", g.d0, 0.6 / 1.3, 1e-15, 0);
   ad_check("nan_guard d/dy (taken)", g.d1, log(1.3), 1e-15, 0);
+  g = __ad_gradient_2(project, zero, zero);
+  ad_check("project d/da at 0", g.d0, 1, 0, 0);
+  ad_check("project d/db at 0", g.d1, 0, 0, 0);
+  ad_check("project forward at 0", __ad_derivative(project, zero, 1.0, zero, 0.0),
+           1, 0, 0);
+  g = __ad_gradient_2(project, 0.6, 0.8);
+  ad_check("project d/da", g.d0, 1 + 0.64 - 2 * 0.48, 1e-15, 0);
+  ad_check("project d/db", g.d1, -0.48 + 2 * 0.36, 1e-15, 0);
   return ad_finish();
 }
