@@ -120,7 +120,8 @@ static Type *wholeLocalCopiedWith(const User *U, const Value *V) {
 /// known from a declaration (an argument or heap memory with no typed
 /// access here).
 static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
-                               bool *SawUnion = nullptr) {
+                               bool *SawUnion = nullptr,
+                               const Value *Len = nullptr) {
   const Value *Obj = getUnderlyingObject(Ptr);
   if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
     // A union's type names one member: it says nothing of the others. A
@@ -159,6 +160,32 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
   bool Typed = false;
   SmallVector<const Value *, 8> Work{Obj};
   SmallPtrSet<const Value *, 16> Seen{Obj};
+  // For a copy of a known length at a known offset in Obj: the offset of
+  // each address reached from Obj, where constant. An access that lies
+  // wholly outside the copied bytes says nothing of them (an int field
+  // stored after doubles were copied into the array before it; the copy
+  // was typed as integers and moved no derivative, silently).
+  const DataLayout *DL = F ? &F->getParent()->getDataLayout() : nullptr;
+  DenseMap<const Value *, std::optional<int64_t>> OffsetOf;
+  std::optional<int64_t> CopyBegin, CopyEnd;
+  if (auto *N = dyn_cast_or_null<ConstantInt>(Len); N && DL) {
+    APInt Off(DL->getIndexTypeSizeInBits(Ptr->getType()), 0);
+    if (Ptr->stripAndAccumulateConstantOffsets(*DL, Off,
+                                               /*AllowNonInbounds=*/true) ==
+        Obj) {
+      CopyBegin = Off.getSExtValue();
+      CopyEnd = *CopyBegin + int64_t(N->getZExtValue());
+      OffsetOf[Obj] = 0;
+    }
+  }
+  auto OutsideCopy = [&](const Value *Base, Type *AccessTy) {
+    auto It = OffsetOf.find(Base);
+    if (!CopyBegin || It == OffsetOf.end() || !It->second)
+      return false;
+    int64_t Begin = *It->second;
+    int64_t End = Begin + int64_t(DL->getTypeStoreSize(AccessTy));
+    return End <= *CopyBegin || Begin >= *CopyEnd;
+  };
   // A pointer kept in memory (a field of a struct, at -O0 loaded again for
   // each use): what the loads of that field point to is the same memory,
   // written and read there with its types.
@@ -200,17 +227,25 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *LI = dyn_cast<LoadInst>(U)) {
-        if (SaysNothing(*LI, LI->getType()))
+        if (SaysNothing(*LI, LI->getType()) || OutsideCopy(V, LI->getType()))
           continue;
         collectCopiedKinds(LI->getType(), Out);
         Typed = true;
       } else if (auto *SI = dyn_cast<StoreInst>(U);
                  SI && SI->getPointerOperand() == V) {
-        if (SaysNothing(*SI, SI->getValueOperand()->getType()))
+        Type *T = SI->getValueOperand()->getType();
+        if (SaysNothing(*SI, T) || OutsideCopy(V, T))
           continue;
-        collectCopiedKinds(SI->getValueOperand()->getType(), Out);
+        collectCopiedKinds(T, Out);
         Typed = true;
       } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
+        if (auto It = OffsetOf.find(V); It != OffsetOf.end() && It->second) {
+          APInt Off(DL->getIndexTypeSizeInBits(GEP->getType()), 0);
+          OffsetOf[GEP] =
+              GEP->accumulateConstantOffset(*DL, Off)
+                  ? std::optional<int64_t>(*It->second + Off.getSExtValue())
+                  : std::nullopt;
+        }
         // An object with a union (std::function's storage) accessed
         // elsewhere: those accesses are at other offsets than the copy
         // may be, and the union's own bytes have no type.
@@ -491,8 +526,10 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
   // else the field types clang tagged the copy with. Nothing types a copy
   // to or from an object holding a union.
   bool SawUnion = false;
-  bool Typed = collectAccessTypes(MT.getRawDest(), Types, &SawUnion);
-  Typed |= collectAccessTypes(MT.getRawSource(), Types, &SawUnion);
+  bool Typed =
+      collectAccessTypes(MT.getRawDest(), Types, &SawUnion, MT.getLength());
+  Typed |=
+      collectAccessTypes(MT.getRawSource(), Types, &SawUnion, MT.getLength());
   if (SawUnion || pointsIntoUnion(MT.getRawDest()) ||
       pointsIntoUnion(MT.getRawSource())) {
     if (Why)

@@ -9,6 +9,7 @@
 // struct field, whose other loads are what type the memory ("what it
 // moves cannot be told" before).
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
@@ -101,6 +102,25 @@ double bodycopy(const body *init, int n) {
   return s;
 }
 
+// Doubles copied into the array field of a struct that also has an int
+// field, by a helper that then sets the int: from -O1 the helper sees only
+// an argument, a copy and an int store 24 bytes on, and the copy was typed
+// by that store as integers: a zero derivative, silently. Accesses outside
+// the copied bytes no longer type it (the caller's struct does).
+typedef struct {
+  double v[3];
+  int n;
+} buf3;
+__attribute__((noinline)) static void fill_buf(buf3 *b, const double *src) {
+  memcpy(b->v, src, 2 * sizeof(double));
+  b->n = 2;
+}
+double bufprod(const double *p) {
+  buf3 b;
+  fill_buf(&b, p);
+  return b.v[0] * b.v[1];
+}
+
 int main(void) {
   item it = {3, {0.5, -1.2, 0.8}, 'x'}, dit = {0};
   __ad_gradient(structcopy, &it, &dit, 1);
@@ -140,5 +160,10 @@ int main(void) {
   for (int i = 0; i < 3; i++)
     ad_check(ad_fmt("bodycopy %d", i), dbs[i].pos,
              2 * bs[i].pos * (bs[i].tag + 1), 1e-12, 0);
+  double q[2] = {0.3, -0.4}, dq[2] = {0, 0}, tq[2] = {1, 0};
+  __ad_gradient(bufprod, q, dq);
+  ad_check("bufprod d/dq0", dq[0], -0.4, 0, 0);
+  ad_check("bufprod d/dq1", dq[1], 0.3, 0, 0);
+  ad_check("bufprod forward", __ad_derivative(bufprod, q, tq), -0.4, 0, 0);
   return ad_finish();
 }
