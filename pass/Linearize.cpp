@@ -366,6 +366,12 @@ void Linearizer::linearizeInstruction(Instruction &I) {
     return linearizeMemIntrinsic(*MI);
   if (auto *CB = dyn_cast<CallBase>(&I))
     return linearizeCall(*CB);
+  // freeze only stops poison: of a number it is that number. The optimiser
+  // adds it where it turns a branch into a select (c > 0 ? s / c : 0).
+  if (auto *Fr = dyn_cast<FreezeInst>(&I)) {
+    Tangent[Fr] = tangentOf(Fr->getOperand(0));
+    return;
+  }
   // An integer load of floating-point bytes, reinterpreted: the tangent is
   // the shadow's bytes, read where the integer was (linearizeIntegerLoad).
   if (auto *BC = dyn_cast<BitCastInst>(&I))

@@ -57,6 +57,19 @@ double project(double a, double b) {
   return o[0] + 2 * o[1] + a;
 }
 
+// A masked mean: from -O2 the optimiser selects between s / c and 0 and
+// freezes the quotient ('freeze' was an error: not supported).
+double masked_mean(const double *x, int n) {
+  double s = 0;
+  int c = 0;
+  for (int i = 0; i < n; i++)
+    if (x[i] > 0) {
+      s += x[i];
+      c++;
+    }
+  return c > 0 ? s / c : 0;
+}
+
 typedef struct { double d0, d1; } grad2;
 grad2 __ad_gradient_2(void *, ...) AD_MARKER;
 
@@ -86,6 +99,18 @@ int main(void) {
   g = __ad_gradient_2(nan_guard, 1.3, 0.6);
   ad_check("nan_guard d/dx (taken)", g.d0, 0.6 / 1.3, 1e-15, 0);
   ad_check("nan_guard d/dy (taken)", g.d1, log(1.3), 1e-15, 0);
+  double m[4] = {1, -2, 3, 0.5}, dm[4] = {0, 0, 0, 0};
+  __ad_gradient(masked_mean, m, dm, 4);
+  for (int i = 0; i < 4; i++)
+    ad_check(ad_fmt("masked_mean d/dx%d", i), dm[i], m[i] > 0 ? 1.0 / 3 : 0,
+             1e-15, 0);
+  double tm[4] = {1, 1, 0, 0};
+  ad_check("masked_mean forward", __ad_derivative(masked_mean, m, tm, 4),
+           1.0 / 3, 1e-15, 0);
+  double none[2] = {-1, -2}, dnone[2] = {0, 0};
+  __ad_gradient(masked_mean, none, dnone, 2);
+  ad_check("masked_mean d/dx0, none positive", dnone[0], 0, 0, 0);
+
   g = __ad_gradient_2(project, zero, zero);
   ad_check("project d/da at 0", g.d0, 1, 0, 0);
   ad_check("project d/db at 0", g.d1, 0, 0, 0);
