@@ -137,31 +137,42 @@ bool GlobalShadows::isShadowed(const Value *P) const {
   return GV && Active.count(GV);
 }
 
-Constant *GlobalShadows::shadowOf(Constant *P) {
+/// \p P, an address inside a global or the global itself, as the same
+/// address inside the global's twin, which \p Twins keeps (created on
+/// first use: zeroed, mutable, internal, aligned for every access to the
+/// global). Twins are shadow globals: requests zero them when they start.
+Constant *
+GlobalShadows::inTwin(Constant *P,
+                      DenseMap<GlobalVariable *, GlobalVariable *> &Twins,
+                      StringRef Suffix) {
   if (auto *CE = dyn_cast<ConstantExpr>(P)) {
     SmallVector<Constant *, 4> Ops;
     for (Value *Op : CE->operands())
       Ops.push_back(cast<Constant>(Op));
-    Ops[0] = shadowOf(Ops[0]);
+    Ops[0] = inTwin(Ops[0], Twins, Suffix);
     return CE->getWithOperands(Ops);
   }
   auto *GV = cast<GlobalVariable>(P);
-  assert(Active.count(GV) && "shadow of a global that carries none");
-  GlobalVariable *&S = PrimalToShadow[GV];
+  GlobalVariable *&S = Twins[GV];
   if (!S) {
     Module &M = *GV->getParent();
     Type *T = GV->getValueType();
     S = new GlobalVariable(M, T, /*isConstant=*/false,
                            GlobalValue::InternalLinkage,
-                           Constant::getNullValue(T), GV->getName() + ".shadow",
+                           Constant::getNullValue(T), GV->getName() + Suffix,
                            /*InsertBefore=*/nullptr, GV->getThreadLocalMode(),
                            GV->getAddressSpace());
-    // Every access the primal makes to GV is valid for its twin.
     S->setAlignment(std::max(GV->getAlign().valueOrOne(),
                              M.getDataLayout().getPreferredAlign(GV)));
     Shadows.insert(S);
   }
   return S;
+}
+
+Constant *GlobalShadows::shadowOf(Constant *P) {
+  assert(Active.count(globalBaseOf(P)) &&
+         "shadow of a global that carries none");
+  return inTwin(P, PrimalToShadow, ".shadow");
 }
 
 bool GlobalShadows::canHaveZeroTwin(const GlobalVariable &GV) {
@@ -171,29 +182,12 @@ bool GlobalShadows::canHaveZeroTwin(const GlobalVariable &GV) {
 }
 
 Constant *GlobalShadows::zeroTwinOf(Constant *P) {
-  if (auto *CE = dyn_cast<ConstantExpr>(P)) {
-    SmallVector<Constant *, 4> Ops;
-    for (Value *Op : CE->operands())
-      Ops.push_back(cast<Constant>(Op));
-    Ops[0] = zeroTwinOf(Ops[0]);
-    return CE->getWithOperands(Ops);
-  }
-  auto *GV = cast<GlobalVariable>(P);
-  assert(canHaveZeroTwin(*GV) && "zero twin of a global that needs none");
-  GlobalVariable *&S = ConstantToTwin[GV];
-  if (!S) {
-    Module &M = *GV->getParent();
-    Type *T = GV->getValueType();
-    S = new GlobalVariable(M, T, /*isConstant=*/false,
-                           GlobalValue::InternalLinkage,
-                           Constant::getNullValue(T), GV->getName() + ".zero",
-                           /*InsertBefore=*/nullptr, GV->getThreadLocalMode(),
-                           GV->getAddressSpace());
-    S->setAlignment(std::max(GV->getAlign().valueOrOne(),
-                             M.getDataLayout().getPreferredAlign(GV)));
-    Shadows.insert(S); // zeroed by each request; primalOf() knows it not
-  }
-  return S;
+  assert(globalBaseOf(P) && canHaveZeroTwin(*globalBaseOf(P)) &&
+         "zero twin of a global that needs none");
+  // Kept apart from PrimalToShadow: primalOf() does not know these, so
+  // requests do not check arguments against constants (nothing writes
+  // them).
+  return inTwin(P, ConstantToTwin, ".zero");
 }
 
 GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {

@@ -83,9 +83,13 @@ private:
   /// Whether an address-taken function is among them: then so may be
   /// every indirect call.
   bool IndirectMayTouch = false;
+  llvm::Constant *
+  inTwin(llvm::Constant *P,
+         llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> &Twins,
+         llvm::StringRef Suffix);
+
   llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> PrimalToShadow;
-  llvm::DenseMap<const llvm::GlobalVariable *, llvm::GlobalVariable *>
-      ConstantToTwin;
+  llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> ConstantToTwin;
   llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Shadows;
 };
 
