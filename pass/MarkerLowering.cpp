@@ -235,6 +235,24 @@ Function *requestedFunction(CallBase &Marker) {
   if (Marker.arg_size() <= FnIdx)
     return nullptr;
   Value *FnV = Marker.getArgOperand(FnIdx)->stripPointerCasts();
+  // A call that can only return one function: at -O0, a lambda converted
+  // to a function pointer (+[](double u) { ... }) is a call of its
+  // conversion operator, whose every return is the lambda's static invoker.
+  if (auto *CB = dyn_cast<CallBase>(FnV)) {
+    Function *Callee = CB->getCalledFunction();
+    Value *Only = nullptr;
+    if (Callee && !Callee->isDeclaration())
+      for (BasicBlock &BB : *Callee)
+        if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator())) {
+          Value *V = Ret->getReturnValue();
+          V = V ? V->stripPointerCasts() : nullptr;
+          Only = !V || (Only && Only != V) ? nullptr : V;
+          if (!Only)
+            break;
+        }
+    if (Only && isa<Function>(Only))
+      FnV = Only;
+  }
   if (auto *GA = dyn_cast<GlobalAlias>(FnV))
     FnV = GA->getAliaseeObject();
   return dyn_cast<Function>(FnV);

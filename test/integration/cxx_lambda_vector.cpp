@@ -359,5 +359,13 @@ int main() {
       ad_deriv(ad_fmt("vector returned by value d/dv%d", i), dv[i], 2 * v[i],
                AD_FD(v[i], sum_of_squares(v)), AD_TOL_D);
   }
+  {
+    // A capture-less lambda as the request's target, converted to a
+    // function pointer: at -O0 a call of its conversion operator, which
+    // was "the first argument must name a function".
+    double u = 0.7;
+    double g = __ad_gradient(+[](double v) { return v * std::sin(v); }, u);
+    ad_check("lambda target", g, std::sin(u) + u * std::cos(u), 1e-15, 0);
+  }
   return ad_finish();
 }
