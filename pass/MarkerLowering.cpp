@@ -230,6 +230,22 @@ bool namesRequestedFunction(const Use &U) {
          U.getOperandNo() == (hasSRet(*Marker) ? 1u : 0u);
 }
 
+/// The function every return of \p F returns, if there is one.
+static Function *onlyReturnedFunction(const Function &F) {
+  Function *Only = nullptr;
+  for (const BasicBlock &BB : F) {
+    auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator());
+    if (!Ret)
+      continue;
+    Value *V = Ret->getReturnValue();
+    auto *Fn = V ? dyn_cast<Function>(V->stripPointerCasts()) : nullptr;
+    if (!Fn || (Only && Only != Fn))
+      return nullptr;
+    Only = Fn;
+  }
+  return Only;
+}
+
 Function *requestedFunction(CallBase &Marker) {
   unsigned FnIdx = hasSRet(Marker) ? 1 : 0;
   if (Marker.arg_size() <= FnIdx)
@@ -238,21 +254,11 @@ Function *requestedFunction(CallBase &Marker) {
   // A call that can only return one function: at -O0, a lambda converted
   // to a function pointer (+[](double u) { ... }) is a call of its
   // conversion operator, whose every return is the lambda's static invoker.
-  if (auto *CB = dyn_cast<CallBase>(FnV)) {
-    Function *Callee = CB->getCalledFunction();
-    Value *Only = nullptr;
-    if (Callee && !Callee->isDeclaration())
-      for (BasicBlock &BB : *Callee)
-        if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator())) {
-          Value *V = Ret->getReturnValue();
-          V = V ? V->stripPointerCasts() : nullptr;
-          Only = !V || (Only && Only != V) ? nullptr : V;
-          if (!Only)
-            break;
-        }
-    if (Only && isa<Function>(Only))
-      FnV = Only;
-  }
+  if (auto *CB = dyn_cast<CallBase>(FnV))
+    if (Function *Callee = CB->getCalledFunction();
+        Callee && !Callee->isDeclaration())
+      if (Function *Only = onlyReturnedFunction(*Callee))
+        FnV = Only;
   if (auto *GA = dyn_cast<GlobalAlias>(FnV))
     FnV = GA->getAliaseeObject();
   return dyn_cast<Function>(FnV);
@@ -343,19 +349,10 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
       return std::nullopt;
     }
     if (No == 0 && P.hasStructRetAttr()) {
-      IRBuilder<> EB(&*Marker.getFunction()->getEntryBlock().begin());
-      Type *T = P.getParamStructRetType();
-      AllocaInst *Result = EB.CreateAlloca(T, nullptr, "ad.result.value");
-      R.ResultTangent = EB.CreateAlloca(T, nullptr, "ad.result.tangent");
-      Result->setAlignment(P.getParamAlign().valueOrOne());
-      R.ResultTangent->setAlignment(P.getParamAlign().valueOrOne());
-      IRBuilder<> B(&Marker);
-      const DataLayout &DL = Marker.getModule()->getDataLayout();
-      B.CreateMemSet(R.ResultTangent, B.getInt8(0), DL.getTypeAllocSize(T),
-                     R.ResultTangent->getAlign());
-      R.ResultInMemory = T;
-      R.Args.push_back(Result);
-      R.Extras.push_back(R.ResultTangent);
+      // Where the result and its tangent go: locals lowerDerivative makes.
+      R.ResultInMemory = P.getParamStructRetType();
+      R.Args.push_back(nullptr);
+      R.Extras.push_back(nullptr);
       Roles.push_back(ArgRole::Dup);
       continue;
     }
@@ -731,6 +728,24 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   if (!Jvp)
     return false;
   IRBuilder<> B(R.Marker);
+  AllocaInst *ResultTangent = nullptr;
+  if (R.ResultInMemory) {
+    // f.jvp writes the result to the first local and its tangent to the
+    // second, its shadow, which starts at zero: the marker's result.
+    IRBuilder<> EB(&*R.Marker->getFunction()->getEntryBlock().begin());
+    Align A = R.Fn->getParamAlign(0).valueOrOne();
+    AllocaInst *Result =
+        EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.value");
+    ResultTangent =
+        EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.tangent");
+    Result->setAlignment(A);
+    ResultTangent->setAlignment(A);
+    const DataLayout &DL = D.module().getDataLayout();
+    B.CreateMemSet(ResultTangent, B.getInt8(0),
+                   DL.getTypeAllocSize(R.ResultInMemory), A);
+    R.Args[0] = Result;
+    R.Extras[0] = ResultTangent;
+  }
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
   SmallSetVector<GlobalVariable *, 4> Shadows = globalShadowsUsedBy({Jvp}, D);
@@ -740,8 +755,8 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   Call->setDebugLoc(R.Marker->getDebugLoc());
   SmallVector<Value *, 1> Out;
   if (HasTangent)
-    Out.push_back(R.ResultTangent
-                      ? B.CreateLoad(RetTy, R.ResultTangent, "ad.tangent")
+    Out.push_back(ResultTangent
+                      ? B.CreateLoad(RetTy, ResultTangent, "ad.tangent")
                       : B.CreateExtractValue(Call, 1));
   emitResult(*R.Marker, Out);
   ++NumDerivatives;

@@ -34,10 +34,9 @@ struct Request {
   /// in reverse mode what f.fwd takes).
   llvm::SmallVector<llvm::Value *, 8> Extras;
   /// Forward mode of a function that returns a struct in memory (sret):
-  /// the struct's type, and where f.jvp writes its tangent (the shadow of
-  /// the result, a zeroed local).
+  /// the struct's type. Args[0] and Extras[0], the result and its tangent,
+  /// are locals lowerDerivative makes (null until then).
   llvm::Type *ResultInMemory = nullptr;
-  llvm::AllocaInst *ResultTangent = nullptr;
 };
 
 /// Marks every marker declaration nomerge. Run before any optimisation:

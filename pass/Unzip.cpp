@@ -376,6 +376,8 @@ void Unzipper::buildLin(Function *Lin) {
   Type *RetTy = Lin->getReturnType();
   Argument *TapePtr = Lin->getArg(0);
   TapePtr->setName("tape");
+  // f.fwd will take f.jvp's body and drop its linear half (buildFwd).
+  const bool MoveLinear = D.jvpsDisposable();
 
   DenseMap<Value *, Value *> Map; // Jvp linear value -> Lin value
   unsigned NextLinArg = 1;
@@ -630,7 +632,6 @@ std::optional<Unzipped> Unzipper::run() {
     return std::nullopt;
   }
   // f.lin first: it reads f.jvp, whose body f.fwd may take over.
-  MoveLinear = D.jvpsDisposable();
   buildLin(Lin);
   buildFwd(Fwd);
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))

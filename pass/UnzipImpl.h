@@ -167,10 +167,10 @@ private:
     LinearInJvp.erase(I);
     I->eraseFromParent();
   }
-  /// Set when f.fwd will take f.jvp's body: buildLin then moves f.jvp's
-  /// linear instructions into f.lin instead of copying them, and notes the
-  /// values they leave without a use for buildFwd to delete.
-  bool MoveLinear = false;
+  /// When f.fwd takes f.jvp's body (Differentiator::jvpsDisposable),
+  /// buildLin moves f.jvp's linear instructions into f.lin instead of
+  /// copying them, and notes here the values they leave without a use, for
+  /// buildFwd to delete.
   SmallVector<WeakTrackingVH, 32> UnusedInJvp;
   bool isRecomputable(const SCEV *S, BasicBlock &UseBB) const;
   void noteStaticLeaves(const SCEV *S);
