@@ -441,7 +441,11 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   Value *V = SI.getValueOperand();
   Value *P = SI.getPointerOperand();
   Type *T = V->getType();
-  if ((isVaried(V) && !isShadowed(P) && isRuntimeTapeMemory(P)) ||
+  // Either way round: a value with a tangent, or a pointer with a shadow
+  // (an address f.lin reads through at -O0), pushed on the runtime tape by
+  // inner derived code; or the tape's address kept in shadowed memory.
+  if (((isVaried(V) || isShadowed(V)) && !isShadowed(P) &&
+       isRuntimeTapeMemory(P)) ||
       (T->isPointerTy() && isRuntimeTapeMemory(V) && isShadowed(P)))
     return fail(SI, NestedTapeReason);
   if (!isShadowed(P)) {

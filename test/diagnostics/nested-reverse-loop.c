@@ -50,3 +50,28 @@ double calls(double x, int n) {
 }
 double dcalls(double x, int n) { return __ad_gradient(calls, x, n); }
 double d2calls(double x, int n) { return __ad_derivative(dcalls, x, 1.0, n); }
+
+// A Hessian-vector product of an array function, forward over reverse: at
+// -O0 the inner derivative keeps the addresses of the elements it reads
+// (pointers with shadows), and the error named AD_CONST pointers and
+// globals there.
+static double energy(const double *x, int n) {
+  double s = 0;
+  // CHECK: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate derived code that keeps values with derivatives on the runtime tape
+  for (int i = 0; i + 1 < n; i++) {
+    double d = x[i + 1] - x[i];
+    s += d * d * d * d + sin(x[i]);
+  }
+  return s;
+}
+double along(const double *x, const double *v, int n) {
+  double g[8] = {0};
+  __ad_gradient_void(energy, x, g, n);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += v[i] * g[i];
+  return s;
+}
+double hv(const double *x, const double *t, const double *v, int n) {
+  return __ad_derivative(along, x, t, AD_CONST, v, n);
+}
