@@ -76,11 +76,15 @@ static const double TwoOverSqrtPi = 1.12837916709551257389615890312154517;
 // part of the complex a^b there, a^b ln|a|: finite, so a zero tangent of b
 // adds nothing (with ln a, d/da of pow(-1.5, 2.0) in forward mode was NaN,
 // 0 * NaN from the exponent's term).
+// d/da is infinite at a == 0 for b < 1 (pow(u, 0.5) is sqrt): a quotient by
+// 1 / slope, which keeps a zero tangent or cotangent zero there (a product
+// was 0 * inf = NaN for pow(v * v, 0.5) at v == 0).
 static Partial powBase(D &d) {
   Value *B = d.x(1);
   Value *Slope =
       d.mul(B, d.intrinsic(Intrinsic::pow, {d.x(0), d.sub(B, d.num(1))}));
-  return d.times(d.select(d.eq(B, d.num(0)), d.num(0), Slope));
+  Slope = d.select(d.eq(B, d.num(0)), d.num(0), Slope);
+  return d.over(d.div(d.num(1), Slope));
 }
 static Partial powExponent(D &d) {
   Value *A = d.x(0);

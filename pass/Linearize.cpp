@@ -805,4 +805,23 @@ Function *linearize(Function &Src, Function &Primal, const Activity &A,
   return L.run();
 }
 
+void keepZeroTangentsZero(Function &Jvp) {
+  for (Instruction &I : make_early_inc_range(instructions(Jvp))) {
+    auto *Quotient = dyn_cast<BinaryOperator>(&I);
+    if (!Quotient || Quotient->getOpcode() != Instruction::FDiv ||
+        !isLinear(Quotient))
+      continue;
+    // A finite non-zero constant divisor keeps a zero zero by itself.
+    if (auto *C = dyn_cast<ConstantFP>(Quotient->getOperand(1));
+        C && C->getValueAPF().isFiniteNonZero())
+      continue;
+    IRBuilder<> B(Quotient->getNextNode());
+    Value *Zero = Constant::getNullValue(Quotient->getType());
+    Value *Kept = B.CreateSelect(B.CreateFCmpOEQ(Quotient->getOperand(0), Zero),
+                                 Zero, Quotient);
+    Quotient->replaceUsesWithIf(Kept,
+                                [&](Use &U) { return U.getUser() != Kept; });
+  }
+}
+
 } // namespace ad

@@ -34,6 +34,18 @@ void packJvpReturn(llvm::ReturnInst &Ret, llvm::Value *Y, llvm::Value *DY);
 /// function (either may be null: void function, or no tangent).
 std::pair<llvm::Value *, llvm::Value *> unpackJvpReturn(llvm::ReturnInst &Ret);
 
+/// Finishes \p Jvp as forward-mode code, once no stage reads it again: a
+/// tangent quotient dx / c is zero where dx is, also where c is zero.
+/// Rules give the partials that can be infinite at a finite point as
+/// quotients (sqrt'(u) = 1 / (2 sqrt u), asin, cbrt, pow with an exponent
+/// below 1), and a zero tangent reaches them where f does not move the
+/// argument: sqrt(fmax(v, 0)) at v < 0, |v| = sqrt(v * v) at 0, where 0 / 0
+/// was NaN and the derivative is finite. f.rev's transposed quotients keep
+/// a zero cotangent zero the same way (TransposeBuilder::over). Not done
+/// while building f.jvp: the test reads a tangent, which would break the
+/// linearity Unzip relies on.
+void keepZeroTangentsZero(llvm::Function &Jvp);
+
 } // namespace ad
 
 #endif

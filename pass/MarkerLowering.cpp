@@ -866,6 +866,10 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
       GV->eraseFromParent();
   CustomRules::eraseRegistrations(M);
   eraseUnusedGenerated(M);
+  for (Function &F : M)
+    if (auto Info = getDerivedInfo(F);
+        Info && Info->Kind == DerivedKind::Jvp && !F.isDeclaration())
+      keepZeroTangentsZero(F);
   // A JVP whose body moved into f.fwd must have gone with its last caller.
   for (Function &F : M)
     if (F.isDeclaration() && getDerivedInfo(F))
