@@ -94,12 +94,23 @@ void __ad_free(void *ptr);
  * memmove between shadow (derivative) memory: ct(src) += ct(dst) and
  * ct(dst) = 0, element by element, for `bytes` bytes of double or float
  * data. And the marker where the shadow of heap memory becomes live (does
- * nothing; the reverse pass frees the shadow at this point). */
+ * nothing; the reverse pass releases the shadow at this point). */
 void __ad_memcpy_adjoint_f64(double *dst, double *src, size_t bytes);
 void __ad_memcpy_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_memmove_adjoint_f64(double *dst, double *src, size_t bytes);
 void __ad_memmove_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_shadow_live(void *shadow);
+/* Reverse mode: `shadow` mirrors heap memory the primal code freed; freed
+ * by __ad_shadow_release where the reverse pass reaches its allocation,
+ * which does nothing for the shadow of memory never freed (it outlives the
+ * request with the memory). A request takes __ad_shadow_frees_begin()
+ * before its derivative runs and passes it to __ad_shadow_frees_end after:
+ * a shadow noted and not released then is memory the caller passed in,
+ * which the function freed: aborts with a message. */
+void __ad_shadow_freed(void *shadow);
+void __ad_shadow_release(void *shadow);
+size_t __ad_shadow_frees_begin(void);
+void __ad_shadow_frees_end(size_t mark);
 /* Derivative code calling through a function pointer whose target it has no
  * derivative of: aborts with a message. */
 void __ad_unknown_target(void *target);

@@ -316,7 +316,11 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "memcmp",
                                        "bcmp",
                                        "__ad_unknown_target",
-                                       "__ad_undifferentiable_target"};
+                                       "__ad_undifferentiable_target",
+                                       "__ad_shadow_freed",
+                                       "__ad_shadow_release",
+                                       "__ad_shadow_frees_begin",
+                                       "__ad_shadow_frees_end"};
   return Inactive.contains(Name);
 }
 

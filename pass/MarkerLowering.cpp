@@ -667,11 +667,11 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   Module &M = D.module();
   uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(U.Tape);
   bool TapeOnHeap = TapeBytes > MaxStackTapeBytes;
+  Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
   Value *Tape;
   if (TapeOnHeap) {
-    Type *Ptr = B.getPtrTy(),
-         *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
-    FunctionCallee Malloc = M.getOrInsertFunction("malloc", Ptr, SizeTy);
+    FunctionCallee Malloc =
+        M.getOrInsertFunction("malloc", B.getPtrTy(), SizeTy);
     Tape =
         B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape");
   } else {
@@ -687,6 +687,14 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   FwdArgs.push_back(Tape);
   if (!TapeOnHeap)
     B.CreateLifetimeStart(Tape);
+  // f.rev frees the shadow of memory f freed where it reaches the memory's
+  // allocation. A shadow it cannot, because f freed memory the caller
+  // passed in, is a run-time error when the request ends.
+  Function *NotesFrees = M.getFunction("__ad_shadow_freed");
+  Value *FreesMark = nullptr;
+  if (NotesFrees && !NotesFrees->use_empty())
+    FreesMark =
+        B.CreateCall(M.getOrInsertFunction("__ad_shadow_frees_begin", SizeTy));
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
   zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   SmallVector<Value *, 2> RevArgs{Tape};
@@ -694,6 +702,10 @@ static bool lowerGradient(Request &R, Differentiator &D) {
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
   CallInst *Cts = B.CreateCall(Rev, RevArgs);
   Cts->setDebugLoc(Marker.getDebugLoc());
+  if (FreesMark)
+    B.CreateCall(
+        M.getOrInsertFunction("__ad_shadow_frees_end", B.getVoidTy(), SizeTy),
+        {FreesMark});
   if (TapeOnHeap)
     B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
                  {Tape});

@@ -45,12 +45,16 @@ Value *emitShadowAllocation(IRBuilderBase &B, Value *Size) {
   return B.CreateCall(Calloc, {ConstantInt::get(SizeTy, 1), Size});
 }
 
-CallInst *emitShadowLive(IRBuilderBase &B, Value *Shadow) {
+static CallInst *callOnShadow(IRBuilderBase &B, StringRef Name, Value *Shadow) {
   Module &M = *B.GetInsertBlock()->getModule();
-  FunctionCallee Live =
-      M.getOrInsertFunction(ShadowLiveFn, Type::getVoidTy(M.getContext()),
+  FunctionCallee Fn =
+      M.getOrInsertFunction(Name, Type::getVoidTy(M.getContext()),
                             PointerType::getUnqual(M.getContext()));
-  return B.CreateCall(Live, {Shadow});
+  return B.CreateCall(Fn, {Shadow});
+}
+
+CallInst *emitShadowLive(IRBuilderBase &B, Value *Shadow) {
+  return callOnShadow(B, ShadowLiveFn, Shadow);
 }
 
 static bool calls(const Instruction &I, StringRef Name) {
@@ -62,14 +66,18 @@ static bool calls(const Instruction &I, StringRef Name) {
 bool isShadowLive(const Instruction &I) { return calls(I, ShadowLiveFn); }
 
 CallInst *emitShadowFree(IRBuilderBase &B, Value *Shadow) {
-  Module &M = *B.GetInsertBlock()->getModule();
-  FunctionCallee Free =
-      M.getOrInsertFunction("free", Type::getVoidTy(M.getContext()),
-                            PointerType::getUnqual(M.getContext()));
-  return B.CreateCall(Free, {Shadow});
+  return callOnShadow(B, "free", Shadow);
 }
 
 bool isShadowFree(const Instruction &I) { return calls(I, "free"); }
+
+CallInst *emitShadowFreed(IRBuilderBase &B, Value *Shadow) {
+  return callOnShadow(B, "__ad_shadow_freed", Shadow);
+}
+
+CallInst *emitShadowRelease(IRBuilderBase &B, Value *Shadow) {
+  return callOnShadow(B, "__ad_shadow_release", Shadow);
+}
 
 /// Scalar floating-point types inside \p T.
 static void collectFloatLeaves(Type *T, SmallPtrSetImpl<Type *> &Out) {

@@ -25,12 +25,20 @@ llvm::Value *allocationSize(llvm::IRBuilderBase &B, llvm::CallBase &CB);
 /// Zeroed heap memory of \p Size bytes for a shadow.
 llvm::Value *emitShadowAllocation(llvm::IRBuilderBase &B, llvm::Value *Size);
 /// The linear marker that a heap shadow becomes live here; its transpose
-/// frees the shadow.
+/// releases the shadow (emitShadowRelease).
 llvm::CallInst *emitShadowLive(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 bool isShadowLive(const llvm::Instruction &I);
-/// Frees a heap shadow (forward mode; linear, transposes to nothing).
+/// Frees a heap shadow where the primal memory is freed (forward mode;
+/// linear, transposes to emitShadowFreed).
 llvm::CallInst *emitShadowFree(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 bool isShadowFree(const llvm::Instruction &I);
+/// Reverse mode, where f.rev walks back past a free: notes that \p Shadow's
+/// memory was freed (the runtime's __ad_shadow_freed).
+llvm::CallInst *emitShadowFreed(llvm::IRBuilderBase &B, llvm::Value *Shadow);
+/// Reverse mode, where f.rev walks back past an allocation: frees \p Shadow
+/// if its memory was freed; a shadow of memory that outlives the request
+/// stays (__ad_shadow_release).
+llvm::CallInst *emitShadowRelease(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 
 /// Why inferShadowElementType could not type a copy.
 enum class UntypedCopy { Unknown, Mixed, Union };

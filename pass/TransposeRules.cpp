@@ -98,8 +98,8 @@ static const struct {
                                                             t.b().CreateMemSet(t.op(0), t.b().getInt8(0), t.op(2), MS.getDestAlign()); }},
 {[](const Instruction &I) { return isa<MemTransferInst>(I); },  // ct(src) += ct(dst); ct(dst) = 0
                                  [](Instruction &I, T &t) { emitCopyTranspose(t.b(), cast<MemTransferInst>(I), t.op(0), t.op(1), t.op(2)); }},
-{isShadowLive,                   [](Instruction &, T &t) { emitShadowFree(t.b(), t.op(0)); }},  // f.rev is done with it
-{isShadowFree,                   [](Instruction &, T &) {}},  // still needed earlier in f.rev
+{isShadowLive,                   [](Instruction &, T &t) { emitShadowRelease(t.b(), t.op(0)); }},  // f.rev is done with it: freed if f freed it
+{isShadowFree,                   [](Instruction &, T &t) { emitShadowFreed(t.b(), t.op(0)); }},  // still needed earlier in f.rev
 };
 // clang-format on
 

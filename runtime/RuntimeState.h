@@ -59,6 +59,12 @@ struct ThreadState {
   // starts.
   TapeChunk *ReadChunk;
   char *ReadPos;
+  // Shadows of heap memory the primal code freed, which the reverse pass
+  // frees when it walks back past their allocation (ShadowMemory.cpp): an
+  // open-addressing set of pointers, null for an empty slot.
+  void **FreedShadows;
+  size_t FreedCapacity; ///< Slots; 0 or a power of two.
+  size_t FreedCount;    ///< Pointers in the set.
 };
 
 extern "C" {

@@ -6,7 +6,9 @@
 //    cotangents element by element (so they know float from double);
 //  * __ad_shadow_live, the marker where a heap shadow becomes live. It does
 //    nothing when it runs (in forward mode); in reverse mode the pass turns
-//    it into the free of the shadow.
+//    it into __ad_shadow_release;
+//  * the bookkeeping that frees, in reverse mode, the shadows of heap memory
+//    the primal code freed, and only those (below).
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeState.h"
@@ -17,6 +19,108 @@
 #include <string.h>
 
 extern "C" void __ad_shadow_live(void *) {}
+
+//===----------------------------------------------------------------------===//
+// Freed shadows
+//===----------------------------------------------------------------------===//
+// The shadow of a heap block mirrors it: it is freed where the block is. In
+// reverse mode the reverse pass still needs it after the primal free, down
+// to the block's allocation. So f.rev notes the shadow where it walks back
+// past the free (__ad_shadow_freed) and frees it where it walks back past
+// the allocation (__ad_shadow_release). A shadow whose block was never freed
+// stays: the block outlives the request (stored where the caller finds it,
+// as a std::vector passed by reference keeps the buffer it grew into), and
+// so must its shadow, which the caller's shadow object now points to. A
+// shadow noted but never released belongs to memory the caller passed in:
+// the request checks for those when it ends (__ad_shadow_frees_end).
+
+static size_t slotOf(const void *P, size_t Capacity) {
+  uintptr_t H = reinterpret_cast<uintptr_t>(P);
+  H ^= H >> 17;
+  H *= 0x9E3779B97F4A7C15u;
+  return size_t(H >> 7) & (Capacity - 1);
+}
+
+static void insertFreed(ThreadState &S, void *P) {
+  size_t I = slotOf(P, S.FreedCapacity);
+  while (S.FreedShadows[I] && S.FreedShadows[I] != P)
+    I = (I + 1) & (S.FreedCapacity - 1);
+  if (!S.FreedShadows[I]) {
+    S.FreedShadows[I] = P;
+    ++S.FreedCount;
+  }
+}
+
+static void growFreed(ThreadState &S) {
+  size_t OldCapacity = S.FreedCapacity;
+  void **Old = S.FreedShadows;
+  S.FreedCapacity = OldCapacity ? 2 * OldCapacity : 64;
+  S.FreedShadows =
+      static_cast<void **>(calloc(S.FreedCapacity, sizeof(void *)));
+  if (!S.FreedShadows)
+    __adrt_fatal("out of memory noting freed derivative storage");
+  S.FreedCount = 0;
+  for (size_t I = 0; I < OldCapacity; ++I)
+    if (Old[I])
+      insertFreed(S, Old[I]);
+  free(Old);
+}
+
+extern "C" void __ad_shadow_freed(void *Shadow) {
+  if (!Shadow)
+    return; // free(NULL)
+  ThreadState &S = __adrt_state;
+  if (2 * (S.FreedCount + 1) > S.FreedCapacity)
+    growFreed(S);
+  insertFreed(S, Shadow);
+}
+
+extern "C" void __ad_shadow_release(void *Shadow) {
+  ThreadState &S = __adrt_state;
+  if (!S.FreedCount)
+    return;
+  size_t Mask = S.FreedCapacity - 1, I = slotOf(Shadow, S.FreedCapacity);
+  while (S.FreedShadows[I] != Shadow) {
+    if (!S.FreedShadows[I])
+      return; // not freed: the block outlives the request
+    I = (I + 1) & Mask;
+  }
+  free(Shadow);
+  --S.FreedCount;
+  // Backward-shift deletion: later members of the probe run move up, so
+  // that no lookup stops early at the hole.
+  for (size_t J = (I + 1) & Mask; S.FreedShadows[J]; J = (J + 1) & Mask) {
+    size_t Home = slotOf(S.FreedShadows[J], S.FreedCapacity);
+    if (((J - Home) & Mask) >= ((J - I) & Mask)) {
+      S.FreedShadows[I] = S.FreedShadows[J];
+      I = J;
+    }
+  }
+  S.FreedShadows[I] = nullptr;
+}
+
+extern "C" size_t __ad_shadow_frees_begin(void) {
+  return __adrt_state.FreedCount;
+}
+
+extern "C" void __ad_shadow_frees_end(size_t Mark) {
+  ThreadState &S = __adrt_state;
+  if (S.FreedCount > Mark)
+    __adrt_fatal(
+        "the function differentiated in reverse mode freed heap memory that "
+        "its caller passed in with a shadow (a std::vector passed by "
+        "reference that grew, a buffer replaced by a bigger one): the "
+        "derivative with respect to what that memory held would be freed "
+        "with it. Not supported: keep the reallocation out of the function "
+        "(reserve the capacity of the vector and of its shadow before the "
+        "call, the shadow's spare capacity zeroed), or pass memory that "
+        "carries no derivative AD_CONST");
+  if (!S.FreedCount && S.FreedShadows) {
+    free(S.FreedShadows);
+    S.FreedShadows = nullptr;
+    S.FreedCapacity = 0;
+  }
+}
 
 /// ct(src) += ct(dst); ct(dst) = 0, for disjoint ranges (memcpy).
 template <typename T> static void copyAdjoint(T *Dst, T *Src, size_t Bytes) {
