@@ -540,6 +540,12 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
       collectAccessTypes(MT.getRawSource(), Types, &SawUnion, MT.getLength());
   if (SawUnion || pointsIntoUnion(MT.getRawDest()) ||
       pointsIntoUnion(MT.getRawSource())) {
+    // Unless clang made the copy as one of the members and tagged its
+    // fields: std::function's manager cloning the closure it keeps in its
+    // union, a lambda holding two references (two pointers).
+    SmallPtrSet<Type *, 2> Tagged;
+    if (collectTbaaStructKinds(MT, Tagged) && Tagged.size() <= 1)
+      return Tagged.empty() ? nullptr : *Tagged.begin();
     if (Why)
       *Why = UntypedCopy::Union;
     return std::nullopt;
