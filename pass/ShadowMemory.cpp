@@ -101,6 +101,42 @@ static void collectCopiedKinds(Type *T, SmallPtrSetImpl<Type *> &Out) {
     Out.insert(T);
 }
 
+/// collectCopiedKinds for bytes [\p Begin, \p End) of \p T only: a copy
+/// of the double[4] that starts a struct also holding a pointer moves only
+/// doubles.
+static void collectCopiedKindsIn(Type *T, uint64_t Begin, uint64_t End,
+                                 const DataLayout &DL,
+                                 SmallPtrSetImpl<Type *> &Out) {
+  if (Begin >= End)
+    return;
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    const StructLayout *SL = DL.getStructLayout(ST);
+    for (unsigned K = 0; K < ST->getNumElements(); ++K) {
+      uint64_t From = SL->getElementOffset(K);
+      uint64_t To = From + DL.getTypeAllocSize(ST->getElementType(K));
+      if (To > Begin && From < End)
+        collectCopiedKindsIn(ST->getElementType(K),
+                             std::max(Begin, From) - From,
+                             std::min(End, To) - From, DL, Out);
+    }
+    return;
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T)) {
+    // Every element holds the kinds of one element.
+    uint64_t Size = DL.getTypeAllocSize(AT->getElementType());
+    if (!Size)
+      return;
+    uint64_t First = Begin / Size;
+    if ((End - 1) / Size == First)
+      collectCopiedKindsIn(AT->getElementType(), Begin - First * Size,
+                           End - First * Size, DL, Out);
+    else
+      collectCopiedKinds(AT->getElementType(), Out);
+    return;
+  }
+  collectCopiedKinds(T, Out);
+}
+
 /// When \p U copies all of a local variable to or from \p V: the
 /// variable's type, which the memory at \p V then holds too. std::swap of a
 /// struct at -O0 copies through references into a local of the struct's
@@ -140,6 +176,20 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
       if (SawUnion)
         *SawUnion = true;
       return false;
+    }
+    // A copy of known length at a known offset moves what lies there.
+    const DataLayout &DL = AI->getDataLayout();
+    APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+    auto *N = dyn_cast_or_null<ConstantInt>(Len);
+    if (N && !AI->isArrayAllocation() &&
+        Ptr->stripAndAccumulateConstantOffsets(DL, Offset,
+                                               /*AllowNonInbounds=*/true) ==
+            AI &&
+        !Offset.isNegative()) {
+      uint64_t Begin = Offset.getZExtValue();
+      collectCopiedKindsIn(AI->getAllocatedType(), Begin,
+                           Begin + N->getZExtValue(), DL, Out);
+      return true;
     }
     collectCopiedKinds(AI->getAllocatedType(), Out);
     return true;
@@ -476,9 +526,18 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
       return false;
     if (Bytes ? DL.getTypeAllocSize(T) < *Bytes : hasNonFloatLeaf(T))
       return false;
-    collectFloatLeaves(T, Found);
-    if (containsPointer(T))
-      Found.insert(PointerType::getUnqual(F.getContext()));
+    if (Bytes) {
+      SmallPtrSet<Type *, 4> Kinds;
+      collectCopiedKindsIn(T, 0, *Bytes, DL, Kinds);
+      for (Type *K : Kinds)
+        Found.insert(K->isFloatingPointTy()
+                         ? K
+                         : PointerType::getUnqual(F.getContext()));
+    } else {
+      collectFloatLeaves(T, Found);
+      if (containsPointer(T))
+        Found.insert(PointerType::getUnqual(F.getContext()));
+    }
   }
   return SawCaller;
 }

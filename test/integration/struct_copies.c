@@ -121,6 +121,26 @@ double bufprod(const double *p) {
   return b.v[0] * b.v[1];
 }
 
+// A copy of only the doubles at the start of a struct that also holds a
+// pointer: typed by the whole struct, it moved "data of more than one
+// kind", an error at every level (a probe). Copying the doubles into
+// the struct's initialised array at -O0, and from a helper that sees only
+// references to such structs from -O1, the bytes copied are doubles.
+typedef struct {
+  double v[4];
+  int *count;
+} tracked;
+__attribute__((noinline)) static void copy_vals(tracked *dst,
+                                                const tracked *src) {
+  memcpy(dst->v, src->v, sizeof dst->v);
+}
+double tracked_copy(double a) {
+  int c = 0;
+  tracked t = {{a, 2 * a, 3 * a, 4 * a}, &c}, u = {{0, 0, 0, 0}, &c};
+  copy_vals(&u, &t);
+  return u.v[3] * u.v[1];
+}
+
 int main(void) {
   item it = {3, {0.5, -1.2, 0.8}, 'x'}, dit = {0};
   __ad_gradient(structcopy, &it, &dit, 1);
@@ -165,5 +185,7 @@ int main(void) {
   ad_check("bufprod d/dq0", dq[0], -0.4, 0, 0);
   ad_check("bufprod d/dq1", dq[1], 0.3, 0, 0);
   ad_check("bufprod forward", __ad_derivative(bufprod, q, tq), -0.4, 0, 0);
+  ad_check("tracked_copy", __ad_gradient(tracked_copy, 0.5), 16 * 0.5, 1e-15,
+           0);
   return ad_finish();
 }
