@@ -15,30 +15,50 @@ static bool hasSrcLoc(const Instruction &I) {
   return I.getMetadata("srcloc") != nullptr;
 }
 
-void Diagnostics::emit(const Instruction *At, const Twine &Msg, Severity S) {
+/// Where a diagnostic at \p At appears: its srcloc cookie (a request), or
+/// its source position, or its function.
+static std::string placeOf(const Instruction *At) {
+  if (!At)
+    return "";
+  if (const MDNode *SrcLoc = At->getMetadata("srcloc"))
+    return "srcloc " + std::to_string(reinterpret_cast<uintptr_t>(SrcLoc));
+  if (const DebugLoc &DL = At->getDebugLoc())
+    return DL->getFilename().str() + ":" + std::to_string(DL.getLine()) + ":" +
+           std::to_string(DL.getCol());
+  return At->getFunction()->getName().str();
+}
+
+bool Diagnostics::emit(const Instruction *At, const Twine &Msg, Severity S) {
   if (Captured) {
     if (S == Severity::Error)
       Captured->Kept.push_back(Msg.str());
     else if (S == Severity::Warning)
       Captured->KeptWarnings.push_back(Msg.str());
-    return;
+    return true;
   }
+  if (S != Severity::Note &&
+      !Printed
+           .insert(placeOf(At) + (S == Severity::Error ? " E " : " W ") +
+                   Msg.str())
+           .second)
+    return false;
   DiagnosticSeverity Sev = S == Severity::Note      ? DS_Note
                            : S == Severity::Warning ? DS_Warning
                                                     : DS_Error;
   if (At && hasSrcLoc(*At)) {
     Ctx.diagnose(DiagnosticInfoInlineAsm(*At, Msg, Sev));
-    return;
+    return true;
   }
   if (S == Severity::Note) // A note without a location says nothing useful.
-    return;
+    return true;
   if (At) {
     Ctx.diagnose(DiagnosticInfoUnsupported(*At->getFunction(), Msg,
                                            At->getDebugLoc(), Sev));
-    return;
+    return true;
   }
   // Location cookie 0: no source line.
   Ctx.diagnose(DiagnosticInfoInlineAsm(0, Msg, Sev));
+  return true;
 }
 
 void Diagnostics::errorAtRequest(const Twine &Msg) {
@@ -63,8 +83,7 @@ void Diagnostics::errorAt(const Instruction &I, const Twine &Msg) {
   // could only point at the enclosing function, so point at the request and
   // name the function instead.
   if (I.getDebugLoc() || !Request) {
-    emit(&I, Msg);
-    if (Request && Request != &I)
+    if (emit(&I, Msg) && Request && Request != &I)
       emit(Request, "derivative requested here", Severity::Note);
     return;
   }

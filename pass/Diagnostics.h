@@ -18,6 +18,7 @@
 #define ADPASS_DIAGNOSTICS_H
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/IR/Instruction.h"
 
@@ -75,9 +76,13 @@ public:
 
 private:
   enum class Severity { Error, Warning, Note };
-  void emit(const llvm::Instruction *At, const llvm::Twine &Msg,
+  /// Reports \p Msg at \p At; false, printing nothing, when the same error
+  /// or warning was already printed at the same place (copies of one
+  /// instruction that the optimiser made, an unrolled loop's, fail alike).
+  bool emit(const llvm::Instruction *At, const llvm::Twine &Msg,
             Severity Sev = Severity::Error);
   llvm::LLVMContext &Ctx;
+  llvm::StringSet<> Printed;
   const llvm::Instruction *Request = nullptr;
   unsigned NumErrors = 0;
   Capture *Captured = nullptr;
