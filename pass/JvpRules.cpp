@@ -272,11 +272,16 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
 bool isKnownInactiveFunction(StringRef Name) {
   // Output, process control, integer-valued math, and lengths and
   // comparisons of memory: whatever their arguments, they cannot carry a
-  // derivative into the result.
+  // derivative into the result. The printf family's __*_chk forms are
+  // what _FORTIFY_SOURCE makes of it.
   static const StringSet<> Inactive = {"printf",
                                        "fprintf",
                                        "sprintf",
                                        "snprintf",
+                                       "__printf_chk",
+                                       "__fprintf_chk",
+                                       "__sprintf_chk",
+                                       "__snprintf_chk",
                                        "puts",
                                        "fputs",
                                        "putchar",

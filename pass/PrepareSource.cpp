@@ -6,6 +6,7 @@
 #include "LibmOutputs.h"
 #include "ShadowMemory.h"
 
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -128,6 +129,36 @@ static void copyByValParameters(Function &Src) {
     Copy->setAlignment(Al);
     A.replaceAllUsesWith(Copy);
     B.CreateMemCpy(Copy, Al, &A, Al, DL.getTypeAllocSize(T));
+  }
+}
+
+/// With _FORTIFY_SOURCE, glibc's headers turn memcpy, memmove and memset
+/// whose size the compiler cannot check into __memcpy_chk and friends, which
+/// take the destination's size too and abort on overflow. In the copy being
+/// differentiated they become the plain intrinsics, which the stages know;
+/// f itself keeps its checks (the derived functions do not repeat them).
+static void unfortifyMemoryCalls(Function &F, const TargetLibraryInfo &TLI) {
+  for (Instruction &I : make_early_inc_range(instructions(F))) {
+    auto *CB = dyn_cast<CallInst>(&I);
+    Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    LibFunc LF;
+    if (!Callee || !TLI.getLibFunc(*Callee, LF) ||
+        (LF != LibFunc_memcpy_chk && LF != LibFunc_memmove_chk &&
+         LF != LibFunc_memset_chk))
+      continue;
+    IRBuilder<> B(CB);
+    Value *Dst = CB->getArgOperand(0), *Len = CB->getArgOperand(2);
+    if (LF == LibFunc_memset_chk)
+      B.CreateMemSet(Dst, B.CreateTrunc(CB->getArgOperand(1), B.getInt8Ty()),
+                     Len, MaybeAlign(1));
+    else if (LF == LibFunc_memcpy_chk)
+      B.CreateMemCpy(Dst, MaybeAlign(1), CB->getArgOperand(1), MaybeAlign(1),
+                     Len);
+    else
+      B.CreateMemMove(Dst, MaybeAlign(1), CB->getArgOperand(1), MaybeAlign(1),
+                      Len);
+    CB->replaceAllUsesWith(Dst); // they return the destination
+    CB->eraseFromParent();
   }
 }
 
@@ -289,7 +320,9 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
     if (auto *MT = dyn_cast<MemTransferInst>(&I))
       noteCopiedMemberType(*MT);
   splitMixedAggregateAccesses(*Src);
-  rewriteLibmOutputs(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src));
+  const TargetLibraryInfo &TLI = FAM.getResult<TargetLibraryAnalysis>(*Src);
+  rewriteLibmOutputs(*Src, TLI);
+  unfortifyMemoryCalls(*Src, TLI);
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a

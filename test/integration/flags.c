@@ -20,12 +20,21 @@
 // UBSan checks array accesses with llvm.objectsize, an integer query of a
 // pointer's object; given memory with derivatives it was an error ("no
 // derivative rule") from -O1. Trapping checks need no sanitizer runtime.
+// clang-format off
 // RUN: %adcc -O2 -fsanitize=undefined -fsanitize-trap=undefined %s -o %t.ubsan %adlibs && %t.ubsan
 // RUN: %adcc -O0 -fsanitize=undefined -fsanitize-trap=undefined %s -o %t.ubsan0 %adlibs && %t.ubsan0
+// clang-format on
+// _FORTIFY_SOURCE (on by default in hardened distribution builds) makes
+// memcpy, memset and snprintf of sizes the compiler cannot check calls of
+// __memcpy_chk and friends, which were errors (no derivative rule; a
+// probe).
+// RUN: %adcc -O2 -D_FORTIFY_SOURCE=2 %s -o %t.fortify %adlibs && %t.fortify
+// RUN: %adcc -O1 -D_FORTIFY_SOURCE=3 %s -o %t.fortify3 %adlibs && %t.fortify3
 
 #include "ad.h"
 #include "adcheck.h"
 #include <math.h>
+#include <string.h>
 
 typedef struct {
   double dx, dy;
@@ -54,6 +63,18 @@ double sumsq(const double *v, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)
     s += v[i] * v[i];
+  return s;
+}
+
+// Copies and clears of run-time sizes, and a message formatted on the way.
+double copied_sumsq(const double *v, int n, char *log, int cap) {
+  double b[8];
+  memset(b, 0, n * sizeof(double));
+  memcpy(b, v, n * sizeof(double));
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += b[i] * b[i];
+  snprintf(log, cap, "n=%d", n);
   return s;
 }
 
@@ -98,11 +119,22 @@ int main(void) {
     double dx = -0.6, dy = 1.3;
     double fdt = AD_FD(t, model(x + t * dx, y + t * dy));
     d = __ad_derivative(model, x, dx, y, dy);
-    ad_deriv(ad_fmt("model forward %s", at), d, gx * dx + gy * dy, fdt, AD_TOL_D);
+    ad_deriv(ad_fmt("model forward %s", at), d, gx * dx + gy * dy, fdt,
+             AD_TOL_D);
   }
   double v[3] = {1, -2, 3}, dv[3] = {0, 0, 0};
   __ad_gradient(sumsq, v, dv, 3);
   for (int i = 0; i < 3; i++)
     ad_check(ad_fmt("sumsq d/dv%d", i), dv[i], 2 * v[i], 0, 0);
+  volatile int vn = 3;
+  int n = vn;
+  char log[16];
+  double dc[3] = {0, 0, 0}, tv[3] = {1, 1, 1};
+  __ad_gradient(copied_sumsq, v, dc, n, AD_CONST, log, 16);
+  for (int i = 0; i < 3; i++)
+    ad_check(ad_fmt("copied_sumsq d/dv%d", i), dc[i], 2 * v[i], 0, 0);
+  ad_check("copied_sumsq forward",
+           __ad_derivative(copied_sumsq, v, tv, n, AD_CONST, log, 16), 4, 0, 0);
+  ad_check("copied_sumsq logged", strcmp(log, "n=3") == 0, 1, 0, 0);
   return ad_finish();
 }
