@@ -61,6 +61,16 @@ static bool checkSupported(Function &F, const Function &Orig,
                        "(compile with -fno-exceptions)");
       return false;
     }
+    // -ffp-model=strict, -frounding-math and FENV_ACCESS make every
+    // operation a constrained intrinsic, with rounding and exception
+    // semantics the derivative code would have to keep too.
+    if (isa<ConstrainedFPIntrinsic>(I)) {
+      Diags.errorAt(I, "cannot differentiate strict floating-point code "
+                       "(constrained operations, from -ffp-model=strict, "
+                       "-frounding-math or #pragma STDC FENV_ACCESS ON): not "
+                       "supported; compile the function without them");
+      return false;
+    }
     if (Type *T = atomicDataType(I); T && hasFloatLeaf(T)) {
       Diags.errorAt(I, "cannot differentiate atomic operations on "
                        "floating-point data");
