@@ -721,6 +721,38 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   return true;
 }
 
+static bool containsInteger(Type *T) {
+  if (T->isIntegerTy())
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return any_of(ST->elements(), containsInteger);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return containsInteger(AT->getElementType());
+  return false;
+}
+
+/// The tangent of a struct result with its integer fields taken from the
+/// result itself. They carry no derivative, and a zero there is a different
+/// value: the tangent of an engaged std::optional<double> came back empty,
+/// and a {value, steps} pair without its step count.
+static Value *withResultIntegers(IRBuilderBase &B, Value *Tangent,
+                                 Value *Result) {
+  Type *T = Tangent->getType();
+  if (T->isIntegerTy())
+    return Result;
+  if (!containsInteger(T))
+    return Tangent;
+  unsigned N = T->isStructTy() ? T->getStructNumElements()
+                               : unsigned(T->getArrayNumElements());
+  for (unsigned K = 0; K < N; ++K)
+    Tangent = B.CreateInsertValue(
+        Tangent,
+        withResultIntegers(B, B.CreateExtractValue(Tangent, K),
+                           B.CreateExtractValue(Result, K)),
+        K);
+  return Tangent;
+}
+
 static bool lowerDerivative(Request &R, Differentiator &D) {
   Type *RetTy = R.ResultInMemory ? R.ResultInMemory : R.Fn->getReturnType();
   bool HasTangent = isDifferentiableType(RetTy);
@@ -768,8 +800,11 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   SmallVector<Value *, 1> Out;
   if (HasTangent)
     Out.push_back(ResultTangent
-                      ? B.CreateLoad(RetTy, ResultTangent, "ad.tangent")
-                      : B.CreateExtractValue(Call, 1));
+                      ? withResultIntegers(
+                            B, B.CreateLoad(RetTy, ResultTangent, "ad.tangent"),
+                            B.CreateLoad(RetTy, R.Args[0]))
+                      : withResultIntegers(B, B.CreateExtractValue(Call, 1),
+                                           B.CreateExtractValue(Call, 0)));
   emitResult(*R.Marker, Out);
   ++NumDerivatives;
   return true;

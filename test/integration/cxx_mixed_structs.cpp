@@ -1,7 +1,10 @@
 // C++ values mixing floating-point and integer fields, returned by value:
 // std::pair<double, int> (clang -O0 stores it whole into memory that
 // escapes to std::get), std::optional<double> ({double, i8}), and a member
-// function returning a result struct.
+// function returning a result struct. Forward mode of a function returning
+// such a value returns the tangent in the same type, its integer fields
+// the result's own: they were zero, so the tangent of an engaged
+// std::optional came back empty (found by a probe).
 // RUN: %adcxx -std=c++17 -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -std=c++17 -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
@@ -54,6 +57,9 @@ double with_member(double x) {
   return r.value / r.iterations;
 }
 
+std::optional<double> __ad_derivative_opt(...) AD_MARKER;
+std::pair<double, int> __ad_derivative_pair(...) AD_MARKER;
+
 int main() {
   volatile double vx = 0.9;
   double x = vx;
@@ -66,6 +72,14 @@ int main() {
            AD_FD(x, with_optional(x)), AD_TOL_D);
   ad_deriv("optional fwd", __ad_derivative(with_optional, x, 1.0),
            std::exp(x) + 2 * x, AD_FD(x, with_optional(x)), AD_TOL_D);
+  std::optional<double> to = __ad_derivative_opt(maybe_exp, x, 1.0);
+  ad_check("optional tangent engaged", to.has_value(), 1, 0, 0);
+  ad_check("optional tangent", to.value_or(0), std::exp(x), 1e-15, 0);
+  to = __ad_derivative_opt(maybe_exp, -x, 1.0);
+  ad_check("optional tangent empty", to.has_value(), 0, 0, 0);
+  std::pair<double, int> tp = __ad_derivative_pair(stats, x, 1.0);
+  ad_check("pair tangent", tp.first, du, 1e-15, 0);
+  ad_check("pair tangent's int", tp.second, 3, 0, 0);
   // (x * x * 6) / 3 = 2 x^2
   ad_deriv("member", __ad_gradient(with_member, x), 4 * x,
            AD_FD(x, with_member(x)), AD_TOL_D);
