@@ -397,8 +397,14 @@ std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
     }
     // f(struct {double x, y;} s) is f(double, double) to LLVM, and the
     // marker receives s and its tangent as four doubles: paired one by one
-    // they would be (x, dx) = (s.x, s.y), silently wrong.
-    if (Active && !R.Reverse && Dec.nextIsAggregatePiece()) {
+    // they would be (x, dx) = (s.x, s.y), silently wrong. A struct of four
+    // floats is two <2 x float> registers, which no field-by-field call
+    // can make (f's register parameters, unlike a vector type's, are not
+    // noundef).
+    bool StructRegister =
+        PT->isVectorTy() && !R.Fn->hasParamAttribute(No, Attribute::NoUndef);
+    if (Active && !R.Reverse &&
+        (Dec.nextIsAggregatePiece() || StructRegister)) {
       Diags.errorAtRequest(
           MarkerName + ": parameter " + Twine(No + 1) + " of '" + FnName +
           "' is (part of) a struct passed by value in registers; in forward "

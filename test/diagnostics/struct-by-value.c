@@ -57,3 +57,14 @@ float use_v3f(v3f v, v3f t, v3f *dv) {
   // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_gradient_f: the value for parameter 1 of 'len2' must be 2 float values in one vector (a struct of 2 float fields, a complex, or a vector type, passed by value), but a pointer was passed (a struct of up to 16 bytes passed by value travels in registers, one parameter per register: pass the struct itself, __ad_gradient(f, s), and declare the marker to return a struct with one field per register)
   return __ad_gradient_f(len2, &v, dv) + r;
 }
+
+// Four floats travel as two <2 x float>. Passed field by field, as one
+// would a struct of doubles, the error asked for "2 float values in one
+// vector", and passing such pairs gave the error above: a circle (found by
+// a probe). Now the first error is the one above.
+typedef struct { float a, b, c, d; } f4;
+float f4sum(f4 v) { return v.a * v.b + v.c * v.d * v.d; }
+float use_f4(f4 v, f4 t) {
+  // CHECK: struct-by-value.c:[[@LINE+1]]:10: error: __ad_derivative_f: parameter 1 of 'f4sum' is (part of) a struct passed by value in registers; in forward mode the marker cannot tell its tangent from its other fields: take the struct by pointer and pass its address followed by its tangent's (__ad_derivative(f, &s, &ts)){{$}}
+  return __ad_derivative_f(f4sum, v.a, t.a, v.b, t.b, v.c, t.c, v.d, t.d);
+}
