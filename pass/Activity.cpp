@@ -134,12 +134,16 @@ static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
   return F && F->isDeclaration() && llvm::is_contained(Names, F->getName());
 }
 
+// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
+// temporary buffer), and the operator deletes that go with them.
 bool isAllocationCall(const Value *V) {
-  return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "aligned_alloc"});
+  return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t",
+                   "_ZnamRKSt9nothrow_t", "aligned_alloc"});
 }
 
 bool isDeallocationCall(const Value *V) {
-  return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"});
+  return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+                   "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t"});
 }
 
 bool isReallocationCall(const Value *V) {

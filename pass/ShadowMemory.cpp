@@ -32,7 +32,8 @@ Value *allocationSize(IRBuilderBase &B, CallBase &CB) {
                        B.CreateZExtOrTrunc(CB.getArgOperand(1), SizeTy));
   if (Name == "aligned_alloc")
     return B.CreateZExtOrTrunc(CB.getArgOperand(1), SizeTy);
-  if (Name == "malloc" || Name == "_Znwm" || Name == "_Znam")
+  if (Name == "malloc" || Name.starts_with("_Znwm") ||
+      Name.starts_with("_Znam"))
     return B.CreateZExtOrTrunc(CB.getArgOperand(0), SizeTy);
   return nullptr;
 }
