@@ -176,6 +176,9 @@ static const JvpRule Rules[] = {
 // |z| of a complex z = re + im i: clang passes (re, im) for double.
 {"cabs",      true,  0, NoIntrinsic,          {normFirst, normSecond}},
 {"carg",      true,  0, NoIntrinsic,          {argRe, argIm}},
+// Calls only with -fno-builtin or -ffreestanding; otherwise clang reads the half.
+{"creal",     true,  0, NoIntrinsic,          {[](D &d) { return d.one(); }, [](D &d) { return d.zero(); }}},
+{"cimag",     true,  0, NoIntrinsic,          {[](D &d) { return d.zero(); }, [](D &d) { return d.one(); }}},
 // The gamma function. lgamma_r also writes the sign of gamma(x) through its
 // pointer, an integer.
 {"lgamma",    true,  0, NoIntrinsic,          {digammaSlope}},
