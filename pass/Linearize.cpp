@@ -431,6 +431,14 @@ void Linearizer::linearizeCall(CallBase &CB) {
   if (!isDifferentiableType(CB.getType()) && Callee->onlyReadsMemory() &&
       (!PassesActiveMemory || !isPointerLike(CB.getType())))
     return;
+  // Nor to the OpenMP runtime, which runs an outlined region on threads:
+  // declaring it inactive would drop the region's derivative.
+  if (Callee->getName().starts_with("__kmpc_"))
+    return fail(CB, "cannot differentiate an OpenMP parallel region ('" +
+                        Callee->getName() +
+                        "'): not supported; keep the parallel loop outside "
+                        "the differentiated function, or compile this file "
+                        "without -fopenmp");
   // Neither suggestion below applies to resizing memory with derivatives.
   if (isReallocationCall(&CB))
     return fail(CB, "cannot differentiate '" + Callee->getName() +
