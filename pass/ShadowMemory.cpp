@@ -168,6 +168,24 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
                                bool *SawUnion = nullptr,
                                const Value *Len = nullptr) {
   const Value *Obj = getUnderlyingObject(Ptr);
+  const Function *F = nullptr;
+  if (auto *I = dyn_cast<Instruction>(Ptr))
+    F = I->getFunction();
+  else if (auto *A = dyn_cast<Argument>(Ptr))
+    F = A->getParent();
+  // For a copy of a known length at a known offset in Obj: the bytes it
+  // copies.
+  const DataLayout *DL = F ? &F->getParent()->getDataLayout() : nullptr;
+  std::optional<int64_t> CopyBegin, CopyEnd;
+  if (auto *N = dyn_cast_or_null<ConstantInt>(Len); N && DL) {
+    APInt Off(DL->getIndexTypeSizeInBits(Ptr->getType()), 0);
+    if (Ptr->stripAndAccumulateConstantOffsets(*DL, Off,
+                                               /*AllowNonInbounds=*/true) ==
+        Obj) {
+      CopyBegin = Off.getSExtValue();
+      CopyEnd = *CopyBegin + int64_t(N->getZExtValue());
+    }
+  }
   if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
     // A union's type names one member: it says nothing of the others. A
     // copy of one moves doubles or pointers as the program last stored,
@@ -179,31 +197,17 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
       return false;
     }
     // A copy of known length at a known offset moves what lies there.
-    const DataLayout &DL = AI->getDataLayout();
-    APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
-    auto *N = dyn_cast_or_null<ConstantInt>(Len);
-    if (N && !AI->isArrayAllocation() &&
-        Ptr->stripAndAccumulateConstantOffsets(DL, Offset,
-                                               /*AllowNonInbounds=*/true) ==
-            AI &&
-        !Offset.isNegative()) {
-      uint64_t Begin = Offset.getZExtValue();
-      collectCopiedKindsIn(AI->getAllocatedType(), Begin,
-                           Begin + N->getZExtValue(), DL, Out);
-      return true;
-    }
-    collectCopiedKinds(AI->getAllocatedType(), Out);
+    if (CopyBegin && *CopyBegin >= 0 && !AI->isArrayAllocation())
+      collectCopiedKindsIn(AI->getAllocatedType(), *CopyBegin, *CopyEnd, *DL,
+                           Out);
+    else
+      collectCopiedKinds(AI->getAllocatedType(), Out);
     return true;
   }
   // In optimised code clang tags every access of a scalar with its type
   // (TBAA); an untagged integer access is a lowered memcpy (a std::vector
   // moving its doubles as i64), which says nothing about the data. At -O0
   // nothing is tagged, and integer accesses are the program's own.
-  const Function *F = nullptr;
-  if (auto *I = dyn_cast<Instruction>(Ptr))
-    F = I->getFunction();
-  else if (auto *A = dyn_cast<Argument>(Ptr))
-    F = A->getParent();
   // Whether F is tagged at all: asked only of untagged integer accesses,
   // then once (a walk over F).
   std::optional<bool> Tagged;
@@ -219,24 +223,14 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
   bool Typed = false;
   SmallVector<const Value *, 8> Work{Obj};
   SmallPtrSet<const Value *, 16> Seen{Obj};
-  // For a copy of a known length at a known offset in Obj: the offset of
-  // each address reached from Obj, where constant. An access that lies
-  // wholly outside the copied bytes says nothing of them (an int field
-  // stored after doubles were copied into the array before it; the copy
-  // was typed as integers and moved no derivative, silently).
-  const DataLayout *DL = F ? &F->getParent()->getDataLayout() : nullptr;
+  // For a copy of known bytes: the offset of each address reached from
+  // Obj, where constant. An access that lies wholly outside the copied
+  // bytes says nothing of them (an int field stored after doubles were
+  // copied into the array before it; the copy was typed as integers and
+  // moved no derivative, silently).
   DenseMap<const Value *, std::optional<int64_t>> OffsetOf;
-  std::optional<int64_t> CopyBegin, CopyEnd;
-  if (auto *N = dyn_cast_or_null<ConstantInt>(Len); N && DL) {
-    APInt Off(DL->getIndexTypeSizeInBits(Ptr->getType()), 0);
-    if (Ptr->stripAndAccumulateConstantOffsets(*DL, Off,
-                                               /*AllowNonInbounds=*/true) ==
-        Obj) {
-      CopyBegin = Off.getSExtValue();
-      CopyEnd = *CopyBegin + int64_t(N->getZExtValue());
-      OffsetOf[Obj] = 0;
-    }
-  }
+  if (CopyBegin)
+    OffsetOf[Obj] = 0;
   auto OutsideCopy = [&](const Value *Base, Type *AccessTy) {
     auto It = OffsetOf.find(Base);
     if (!CopyBegin || It == OffsetOf.end() || !It->second)
@@ -527,18 +521,13 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
       return false;
     if (Bytes ? DL.getTypeAllocSize(T) < *Bytes : hasNonFloatLeaf(T))
       return false;
-    if (Bytes) {
-      SmallPtrSet<Type *, 4> Kinds;
-      collectCopiedKindsIn(T, 0, *Bytes, DL, Kinds);
-      for (Type *K : Kinds)
-        Found.insert(K->isFloatingPointTy()
-                         ? K
-                         : PointerType::getUnqual(F.getContext()));
-    } else {
-      collectFloatLeaves(T, Found);
-      if (containsPointer(T))
-        Found.insert(PointerType::getUnqual(F.getContext()));
-    }
+    // What the copied bytes (all of T when the length is unknown) hold.
+    SmallPtrSet<Type *, 4> Kinds;
+    collectCopiedKindsIn(T, 0, Bytes ? *Bytes : DL.getTypeAllocSize(T), DL,
+                         Kinds);
+    for (Type *K : Kinds)
+      Found.insert(
+          K->isFloatingPointTy() ? K : PointerType::getUnqual(F.getContext()));
   }
   return SawCaller;
 }
