@@ -10,6 +10,7 @@
 #define ADPASS_LINEARITY_H
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Metadata.h"
@@ -50,6 +51,16 @@ inline void markLinear(llvm::Instruction *I) {
 inline void markWith(llvm::Instruction *I, const char *Kind) {
   I->setMetadata(Kind, llvm::MDNode::get(I->getContext(), {}));
 }
+
+/// \p Result, the product or quotient of \p Input (a tangent or a
+/// cotangent) and \p Coef, made zero where \p Input is zero (a strong
+/// zero): 0 times an infinite coefficient, or 0 over a zero one, is NaN. A
+/// finite non-zero constant \p Coef keeps a zero zero by itself and gets no
+/// test. Used where f.rev transposes a product or quotient
+/// (TransposeBuilder) and where f.jvp is finished as forward code
+/// (keepZeroTangentsZero).
+llvm::Value *strongZero(llvm::IRBuilderBase &B, llvm::Value *Result,
+                        llvm::Value *Input, llvm::Value *Coef);
 
 /// Marks \p LinCall as using a tape of type \p TapeTy pushed for this call.
 void markCalleeTapeOnStack(llvm::Instruction *LinCall, llvm::Type *TapeTy);

@@ -819,16 +819,12 @@ void keepZeroTangentsZero(Function &Jvp) {
     if (!Quotient || Quotient->getOpcode() != Instruction::FDiv ||
         !isLinear(Quotient))
       continue;
-    // A finite non-zero constant divisor keeps a zero zero by itself.
-    if (auto *C = dyn_cast<ConstantFP>(Quotient->getOperand(1));
-        C && C->getValueAPF().isFiniteNonZero())
-      continue;
     IRBuilder<> B(Quotient->getNextNode());
-    Value *Zero = Constant::getNullValue(Quotient->getType());
-    Value *Kept = B.CreateSelect(B.CreateFCmpOEQ(Quotient->getOperand(0), Zero),
-                                 Zero, Quotient);
-    Quotient->replaceUsesWithIf(Kept,
-                                [&](Use &U) { return U.getUser() != Kept; });
+    Value *Kept = strongZero(B, Quotient, Quotient->getOperand(0),
+                             Quotient->getOperand(1));
+    if (Kept != Quotient)
+      Quotient->replaceUsesWithIf(Kept,
+                                  [&](Use &U) { return U.getUser() != Kept; });
   }
 }
 

@@ -22,15 +22,17 @@ unsigned TransposeBuilder::linearOperand() const {
   return isLinear(I.getOperand(0)) || isa<Argument>(I.getOperand(0)) ? 0 : 1;
 }
 
-Value *TransposeBuilder::keepZero(Value *Product, Value *Coef, bool Guard) {
-  if (!Guard)
-    return Product;
-  // A finite non-zero constant keeps a zero zero by itself.
+Value *strongZero(IRBuilderBase &B, Value *Result, Value *Input, Value *Coef) {
   if (auto *C = dyn_cast<ConstantFP>(Coef);
       C && C->getValueAPF().isFiniteNonZero())
-    return Product;
-  return B.CreateSelect(B.CreateFCmpOEQ(Ct, zeroLike(Ct)), zeroLike(Product),
-                        Product);
+    return Result;
+  return B.CreateSelect(
+      B.CreateFCmpOEQ(Input, Constant::getNullValue(Input->getType())),
+      Constant::getNullValue(Result->getType()), Result);
+}
+
+Value *TransposeBuilder::keepZero(Value *Product, Value *Coef, bool Guard) {
+  return Guard ? strongZero(B, Product, Ct, Coef) : Product;
 }
 
 using T = TransposeBuilder;
