@@ -4,6 +4,7 @@
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
 #include "Linearize.h"
+#include "ShadowMemory.h"
 #include "TapeRuntime.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -673,11 +674,11 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   Module &M = D.module();
   uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(U.Tape);
   bool TapeOnHeap = TapeBytes > MaxStackTapeBytes;
-  Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
   Value *Tape;
   if (TapeOnHeap) {
-    FunctionCallee Malloc =
-        M.getOrInsertFunction("malloc", B.getPtrTy(), SizeTy);
+    Type *Ptr = B.getPtrTy(),
+         *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
+    FunctionCallee Malloc = M.getOrInsertFunction("malloc", Ptr, SizeTy);
     Tape =
         B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape");
   } else {
@@ -696,11 +697,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   // f.rev frees the shadow of memory f freed where it reaches the memory's
   // allocation. A shadow it cannot, because f freed memory the caller
   // passed in, is a run-time error when the request ends.
-  Function *NotesFrees = M.getFunction("__ad_shadow_freed");
-  Value *FreesMark = nullptr;
-  if (NotesFrees && !NotesFrees->use_empty())
-    FreesMark =
-        B.CreateCall(M.getOrInsertFunction("__ad_shadow_frees_begin", SizeTy));
+  Value *FreesMark = emitShadowFreesBegin(B);
   B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
   zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   SmallVector<Value *, 2> RevArgs{Tape};
@@ -709,9 +706,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   CallInst *Cts = B.CreateCall(Rev, RevArgs);
   Cts->setDebugLoc(Marker.getDebugLoc());
   if (FreesMark)
-    B.CreateCall(
-        M.getOrInsertFunction("__ad_shadow_frees_end", B.getVoidTy(), SizeTy),
-        {FreesMark});
+    emitShadowFreesEnd(B, FreesMark);
   if (TapeOnHeap)
     B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
                  {Tape});

@@ -72,12 +72,30 @@ CallInst *emitShadowFree(IRBuilderBase &B, Value *Shadow) {
 
 bool isShadowFree(const Instruction &I) { return calls(I, "free"); }
 
+static constexpr StringLiteral ShadowFreedFn = "__ad_shadow_freed";
+
 CallInst *emitShadowFreed(IRBuilderBase &B, Value *Shadow) {
-  return callOnShadow(B, "__ad_shadow_freed", Shadow);
+  return callOnShadow(B, ShadowFreedFn, Shadow);
 }
 
 CallInst *emitShadowRelease(IRBuilderBase &B, Value *Shadow) {
   return callOnShadow(B, "__ad_shadow_release", Shadow);
+}
+
+Value *emitShadowFreesBegin(IRBuilderBase &B) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  Function *NotesFrees = M.getFunction(ShadowFreedFn);
+  if (!NotesFrees || NotesFrees->use_empty())
+    return nullptr;
+  return B.CreateCall(
+      M.getOrInsertFunction("__ad_shadow_frees_begin", intPtrTy(B)));
+}
+
+void emitShadowFreesEnd(IRBuilderBase &B, Value *Mark) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  B.CreateCall(M.getOrInsertFunction("__ad_shadow_frees_end", B.getVoidTy(),
+                                     Mark->getType()),
+               {Mark});
 }
 
 /// Scalar floating-point types inside \p T.

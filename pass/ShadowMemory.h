@@ -39,6 +39,11 @@ llvm::CallInst *emitShadowFreed(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 /// if its memory was freed; a shadow of memory that outlives the request
 /// stays (__ad_shadow_release).
 llvm::CallInst *emitShadowRelease(llvm::IRBuilderBase &B, llvm::Value *Shadow);
+/// Around a gradient request: the mark __ad_shadow_frees_begin takes, or
+/// null when no derived code in the module notes freed shadows; and the
+/// check at the end of the request that every shadow noted was released.
+llvm::Value *emitShadowFreesBegin(llvm::IRBuilderBase &B);
+void emitShadowFreesEnd(llvm::IRBuilderBase &B, llvm::Value *Mark);
 
 /// Why inferShadowElementType could not type a copy.
 enum class UntypedCopy { Unknown, Mixed, Union };
