@@ -41,10 +41,16 @@ static size_t slotOf(const void *P, size_t Capacity) {
   return size_t(H >> 7) & (Capacity - 1);
 }
 
-static void insertFreed(ThreadState &S, void *P) {
+/// The slot holding \p P, or the empty slot where the probe for it ends.
+static size_t findFreed(const ThreadState &S, const void *P) {
   size_t I = slotOf(P, S.FreedCapacity);
   while (S.FreedShadows[I] && S.FreedShadows[I] != P)
     I = (I + 1) & (S.FreedCapacity - 1);
+  return I;
+}
+
+static void insertFreed(ThreadState &S, void *P) {
+  size_t I = findFreed(S, P);
   if (!S.FreedShadows[I]) {
     S.FreedShadows[I] = P;
     ++S.FreedCount;
@@ -79,12 +85,9 @@ extern "C" void __ad_shadow_release(void *Shadow) {
   ThreadState &S = __adrt_state;
   if (!S.FreedCount)
     return;
-  size_t Mask = S.FreedCapacity - 1, I = slotOf(Shadow, S.FreedCapacity);
-  while (S.FreedShadows[I] != Shadow) {
-    if (!S.FreedShadows[I])
-      return; // not freed: the block outlives the request
-    I = (I + 1) & Mask;
-  }
+  size_t Mask = S.FreedCapacity - 1, I = findFreed(S, Shadow);
+  if (!S.FreedShadows[I])
+    return; // not freed: the block outlives the request
   free(Shadow);
   --S.FreedCount;
   // Backward-shift deletion: later members of the probe run move up, so
