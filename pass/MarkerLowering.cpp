@@ -68,11 +68,66 @@ static void unmangleMarkerName(Function &F) {
     F.setName(Name);
 }
 
+/// Set on a forward-mode marker's argument that is the real half of a
+/// complex number passed whole (the next argument is its imaginary half).
+static constexpr const char *WholeComplexAttr = "ad-whole-complex";
+
+/// Whether \p Re and \p Im, consecutive arguments of a call, are the two
+/// halves of one `_Complex double` passed by value, as clang emits it
+/// before any optimisation: the halves loaded one right after the other
+/// from fields 0 and 1 of one `{ double, double }`. `creal(z), cimag(z)`
+/// loads each half along with the other, so its two arguments are not
+/// next to each other.
+static bool areComplexHalves(Value *Re, Value *Im) {
+  auto *LRe = dyn_cast<LoadInst>(Re), *LIm = dyn_cast<LoadInst>(Im);
+  if (!LRe || !LIm)
+    return false;
+  auto *GRe = dyn_cast<GetElementPtrInst>(LRe->getPointerOperand());
+  auto *GIm = dyn_cast<GetElementPtrInst>(LIm->getPointerOperand());
+  if (!GRe || !GIm || LRe->getNextNode() != GIm || GIm->getNextNode() != LIm ||
+      GRe->getPointerOperand() != GIm->getPointerOperand() ||
+      GRe->getSourceElementType() != GIm->getSourceElementType())
+    return false;
+  // clang's complex types are the literal struct of two equal FP fields;
+  // C structs are named types.
+  auto *ST = dyn_cast<StructType>(GRe->getSourceElementType());
+  if (!ST || !ST->isLiteral() || ST->getNumElements() != 2 ||
+      !ST->getElementType(0)->isFloatingPointTy() ||
+      ST->getElementType(0) != ST->getElementType(1))
+    return false;
+  auto FieldOf = [](GetElementPtrInst *G) -> int {
+    auto *First = dyn_cast<ConstantInt>(G->getOperand(1));
+    auto *Field = dyn_cast<ConstantInt>(G->getOperand(2));
+    if (G->getNumIndices() != 2 || !First || !First->isZero() || !Field)
+      return -1;
+    return static_cast<int>(Field->getZExtValue());
+  };
+  return FieldOf(GRe) == 0 && FieldOf(GIm) == 1;
+}
+
+/// A `_Complex double` reaches f as two double parameters and reaches a
+/// forward-mode marker as two double arguments: `__ad_derivative(f, z,
+/// tz)` would pair creal(z) with cimag(z) as a value and its tangent.
+/// Only clang's unoptimised code still shows that two arguments were one
+/// complex number; parseRequest reports it from the mark.
+static void markWholeComplexArguments(Function &Marker) {
+  for (User *U : Marker.users()) {
+    auto *CB = dyn_cast<CallBase>(U);
+    if (!CB || CB->getCalledFunction() != &Marker || isGradientMarker(*CB))
+      continue;
+    for (unsigned K = 1; K + 1 < CB->arg_size(); ++K)
+      if (areComplexHalves(CB->getArgOperand(K), CB->getArgOperand(K + 1)))
+        CB->addParamAttr(K, Attribute::get(CB->getContext(), WholeComplexAttr));
+  }
+}
+
 void keepMarkersApart(Module &M) {
   for (Function &F : M) {
     unmangleMarkerName(F);
-    if (isMarker(F))
+    if (isMarker(F)) {
       F.addFnAttr(Attribute::NoMerge);
+      markWholeComplexArguments(F);
+    }
   }
 }
 
@@ -162,6 +217,17 @@ public:
       Diags.errorAtRequest(MarkerName + ": too few arguments: '" + FnName +
                            "' has more parameters (missing " + What +
                            " for parameter " + Twine(ParamNo + 1) + ")");
+      return nullptr;
+    }
+    if (Marker.getAttributes().hasParamAttr(Next, WholeComplexAttr)) {
+      Diags.errorAtRequest(
+          MarkerName + ": " + What + " for parameter " + Twine(ParamNo + 1) +
+          " of '" + FnName +
+          "' is a _Complex double passed whole; it travels as two double "
+          "values, which forward mode would read as two arguments (a value "
+          "and its tangent): pass the parts one by one, each followed by "
+          "its tangent (__ad_derivative(f, creal(z), creal(tz), cimag(z), "
+          "cimag(tz)))");
       return nullptr;
     }
     Value *V = Marker.getArgOperand(Next++);
