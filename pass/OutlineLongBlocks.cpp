@@ -15,6 +15,8 @@
 using namespace llvm;
 
 STATISTIC(NumOutlinedRuns, "Runs of long derived blocks moved to functions");
+STATISTIC(NumSchedBarriers, "Compiler barriers that bound the machine "
+                            "scheduler's windows in long derived blocks");
 STATISTIC(NumSlpSkipped, "Runs of the SLP vectorizer skipped on long blocks "
                          "of derived code");
 
@@ -25,6 +27,15 @@ static cl::opt<unsigned> BlockThreshold(
 static cl::opt<unsigned> RunLength(
     "ad-outline-run-length", cl::init(3000), cl::Hidden,
     cl::desc("Instructions per outlined run of a long derived block"));
+static cl::opt<unsigned> SchedWindow(
+    "ad-sched-window", cl::init(256), cl::Hidden,
+    cl::desc("In blocks of derived code longer than "
+             "-ad-sched-window-threshold instructions, a compiler barrier "
+             "after every this many memory accesses (0: never)"));
+static cl::opt<unsigned> SchedWindowThreshold(
+    "ad-sched-window-threshold", cl::init(1000), cl::Hidden,
+    cl::desc("Blocks of derived code longer than this many instructions "
+             "get compiler barriers (-ad-sched-window)"));
 static cl::opt<unsigned> SlpBlockLimit(
     "ad-slp-block-limit", cl::init(2000), cl::Hidden,
     cl::desc("Skip the SLP vectorizer on functions holding derived code "
@@ -151,6 +162,30 @@ SmallVector<Function *, 8> outlineLongBlocks(Function &F) {
   }
   NumOutlinedRuns += Outlined.size();
   return Outlined;
+}
+
+void boundSchedulingWindows(Function &F) {
+  if (SchedWindow == 0 || F.isDeclaration() || F.hasOptNone())
+    return;
+  for (BasicBlock &BB : F) {
+    if (BB.sizeWithoutDebug() <= SchedWindowThreshold)
+      continue;
+    unsigned Accesses = 0;
+    for (Instruction &I : make_early_inc_range(BB)) {
+      // A call is a barrier to the scheduler already.
+      if (isa<CallBase>(I) && !isa<IntrinsicInst>(I)) {
+        Accesses = 0;
+        continue;
+      }
+      if (!I.mayReadOrWriteMemory() || ++Accesses < SchedWindow ||
+          I.isTerminator())
+        continue;
+      new FenceInst(F.getContext(), AtomicOrdering::SequentiallyConsistent,
+                    SyncScope::SingleThread, std::next(I.getIterator()));
+      ++NumSchedBarriers;
+      Accesses = 0;
+    }
+  }
 }
 
 void noteHoldsDerivedCode(Function &F) { F.addFnAttr(HoldsDerivedCodeAttr); }

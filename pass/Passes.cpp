@@ -149,13 +149,17 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     for (Function &F : M)
       if (getDerivedInfo(F) && !Callers.count(&F))
         Derived.push_back(&F);
-    for (Function *F : Derived)
-      if (SmallVector<Function *, 8> Parts = outlineLongBlocks(*F);
-          !Parts.empty()) {
+    for (Function *F : Derived) {
+      SmallVector<Function *, 8> Parts = outlineLongBlocks(*F);
+      boundSchedulingWindows(*F);
+      for (Function *Part : Parts)
+        boundSchedulingWindows(*Part);
+      if (!Parts.empty()) {
         D.verifyStage(*F);
         for (Function *Part : Parts)
           D.verifyStage(*Part);
       }
+    }
   }
   return PreservedAnalyses::none();
 }
