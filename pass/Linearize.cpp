@@ -313,13 +313,8 @@ Function *Linearizer::run() {
       return nullptr;
   }
 
-  for (auto [Phi, SP] : ShadowPhis)
-    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
-      Value *S = shadowOf(Phi->getIncomingValue(K), *Phi);
-      if (!S)
-        return nullptr;
-      SP->addIncoming(S, Phi->getIncomingBlock(K));
-    }
+  if (!completeShadowPhis())
+    return nullptr;
   for (auto [Phi, TP] : PhiPairs)
     for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
       Value *In = Phi->getIncomingValue(K);
@@ -355,8 +350,13 @@ void Linearizer::linearizeInstruction(Instruction &I) {
   // a vtable pointer in an object with a shadow is never followed there.
   if (isShadowed(&I) && isa<LoadInst>(I))
     return;
-  if (isShadowed(&I) && !isa<PHINode>(I) &&
-      (!isa<CallBase>(I) || isAllocationCall(&I) || derivesAddress(I)))
+  // Shadows of address arithmetic and choices are built on demand too
+  // (shadowOf): std::max of two sizes, one kept in an object with
+  // derivatives and one in a local, picks between an address with a shadow
+  // and one without, and only integers are read through it.
+  if (isShadowed(&I) && derivesAddress(I))
+    return;
+  if (isShadowed(&I) && (!isa<CallBase>(I) || isAllocationCall(&I)))
     return linearizeAddress(I);
   if (auto *LI = dyn_cast<LoadInst>(&I))
     return linearizeLoad(*LI);

@@ -101,6 +101,9 @@ private:
 
   // LinearizeMemory.cpp
   void createShadowPhis();
+  /// Fills in the incoming shadows of the shadow phis that are used, and
+  /// erases the others. False on error.
+  bool completeShadowPhis();
   void linearizeAddress(llvm::Instruction &I);
   void linearizeAllocation(llvm::CallBase &CB);
   void linearizeDeallocation(llvm::CallBase &CB);

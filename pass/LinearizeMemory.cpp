@@ -53,6 +53,13 @@ static bool holdsNoAddress(const Value *V) {
 Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
   if (Value *S = Shadow.lookup(P))
     return S;
+  // Address arithmetic and choices: built where first needed, right after
+  // the address itself (linearizeInstruction). Phis have theirs already.
+  if (auto *I = dyn_cast<Instruction>(P);
+      I && isShadowed(I) && derivesAddress(*I) && !isa<PHINode>(I)) {
+    linearizeAddress(*I);
+    return Shadow.lookup(P);
+  }
   // A null pointer (the end of a list, a missing child) points nowhere in
   // the shadow either, and neither does an address computed from it (an
   // empty std::vector's end, null + size, at -O2); undef and poison stay
@@ -201,6 +208,37 @@ void Linearizer::createShadowPhis() {
         Shadow[&Phi] = SP;
         ShadowPhis.push_back({&Phi, SP});
       }
+}
+
+bool Linearizer::completeShadowPhis() {
+  // Only the shadow phis something uses get their incoming shadows, and
+  // those their incoming values are (built on demand, they may use more
+  // shadow phis): a choice between an address with a shadow and one
+  // without (std::max of a size kept in an object with derivatives and of
+  // a local integer) is fine as long as only integers are read through
+  // it. The others go.
+  SmallPtrSet<PHINode *, 8> Filled;
+  for (bool Progress = true; Progress;) {
+    Progress = false;
+    for (auto [Phi, SP] : ShadowPhis) {
+      if (SP->use_empty() || !Filled.insert(SP).second)
+        continue;
+      Progress = true;
+      for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+        Value *S = shadowOf(Phi->getIncomingValue(K), *Phi);
+        if (!S)
+          return false;
+        SP->addIncoming(S, Phi->getIncomingBlock(K));
+      }
+    }
+  }
+  for (auto [Phi, SP] : ShadowPhis)
+    if (!Filled.count(SP)) {
+      Shadow.erase(Phi);
+      SP->eraseFromParent();
+    }
+  ShadowPhis.clear();
+  return true;
 }
 
 void Linearizer::linearizeAddress(Instruction &I) {
