@@ -323,6 +323,12 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
         if (SawUnion && holdsUnion(GEP->getSourceElementType()))
           *SawUnion = true;
         collectFloatLeaves(GEP->getSourceElementType(), Out);
+        // Pointer arithmetic over an array of pointers (the end of a
+        // std::copy of a deque's map of node pointers, returned at -O0):
+        // the memory holds pointers, as a floating-point element type says
+        // it holds floating-point data.
+        if (GEP->getSourceElementType()->isPointerTy())
+          Out.insert(GEP->getSourceElementType());
         if (Seen.insert(GEP).second)
           Work.push_back(GEP);
       } else if ((isa<PHINode>(U) || isa<SelectInst>(U)) &&
