@@ -56,6 +56,9 @@ Activity Activity::defaultFor(const Function &F) {
   return Activity(std::move(Roles));
 }
 
+/// Ends str() when the return role is set; no ArgRole uses it.
+static constexpr char ShadowReturnMark = 'r';
+
 unsigned Activity::numActive() const {
   return llvm::count(Roles, ArgRole::Active);
 }
@@ -72,14 +75,17 @@ std::string Activity::str() const {
   std::string S;
   for (ArgRole R : Roles)
     S.push_back(static_cast<char>(R));
+  if (ShadowReturn)
+    S.push_back(ShadowReturnMark);
   return S;
 }
 
 Activity Activity::parse(StringRef S) {
+  bool ShadowReturn = S.consume_back(StringRef(&ShadowReturnMark, 1));
   SmallVector<ArgRole, 8> Roles;
   for (char C : S)
     Roles.push_back(static_cast<ArgRole>(C));
-  return Activity(std::move(Roles));
+  return Activity(std::move(Roles), ShadowReturn);
 }
 
 bool containsFloatingPoint(const Type *T) {
@@ -290,18 +296,14 @@ static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
   });
 }
 
-/// Whether \p F may return memory that it, or a function of this file it
-/// calls, allocates: a helper that makes a buffer, a list node, or a
-/// {rows, cols, data} handle. The values that reach its returns are
-/// followed back through address arithmetic, choices, struct fields and
-/// the locals they are kept in (at -O0 every value is, and a returned
-/// struct is copied into the return slot). An accessor, which returns an
-/// address inside an object it is given, does not.
-static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
-                                   DenseMap<const Function *, bool> &Memo) {
-  if (auto It = Memo.find(&F); It != Memo.end())
-    return It->second;
-  Memo[&F] = false; // recursion: the other returns decide
+/// Follows the pointers \p F may return back to where they come from:
+/// through address arithmetic, choices, casts, struct fields and the
+/// locals they are kept in (at -O0 every value is, and a returned struct
+/// is copied into the return slot). Only what this function keeps in its
+/// own locals is known; a call ends the way back. \p Visit sees each value
+/// on the way; the walk stops when it returns true, and so does this.
+static bool anyReturnSource(const Function &F,
+                            function_ref<bool(const Value *)> Visit) {
   SmallVector<const Value *, 16> Work;
   for (const BasicBlock &BB : F)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
@@ -309,18 +311,15 @@ static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
           RV && isPointerLike(RV->getType()))
         Work.push_back(RV);
   SmallPtrSet<const Value *, 32> Seen;
-  bool Found = false;
-  while (!Work.empty() && !Found && Seen.size() < 128) {
+  while (!Work.empty() && Seen.size() < 128) {
     const Value *V = Work.pop_back_val();
     if (!Seen.insert(V).second)
       continue;
-    if (isAllocationCall(V)) {
-      Found = true;
-    } else if (auto *CB = dyn_cast<CallBase>(V)) {
-      const Function *Callee = CB->getCalledFunction();
-      Found = Callee && !Callee->isDeclaration() && Depth &&
-              returnsAllocatedMemory(*Callee, Depth - 1, Memo);
-    } else if (auto *AI = dyn_cast<AllocaInst>(V)) {
+    if (Visit(V))
+      return true;
+    if (isa<CallBase>(V))
+      continue;
+    if (auto *AI = dyn_cast<AllocaInst>(V)) {
       // The local's contents: what is stored or copied into it.
       SmallVector<const Value *, 8> Parts{AI};
       for (unsigned K = 0; K < Parts.size() && K < 32; ++K)
@@ -335,7 +334,6 @@ static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
             Parts.push_back(U);
         }
     } else if (auto *LI = dyn_cast<LoadInst>(V)) {
-      // Only what this function keeps in its own locals is known.
       if (auto *Slot = dyn_cast<AllocaInst>(
               getUnderlyingObject(LI->getPointerOperand())))
         Work.push_back(Slot);
@@ -346,16 +344,31 @@ static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
           Work.push_back(Op.get());
     }
   }
+  return false;
+}
+
+/// Whether \p F may return memory that it, or a function of this file it
+/// calls, allocates: a helper that makes a buffer, a list node, or a
+/// {rows, cols, data} handle. An accessor, which returns an address inside
+/// an object it is given, does not.
+static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
+                                   DenseMap<const Function *, bool> &Memo) {
+  if (auto It = Memo.find(&F); It != Memo.end())
+    return It->second;
+  Memo[&F] = false; // recursion: the other returns decide
+  bool Found = anyReturnSource(F, [&](const Value *V) {
+    if (isAllocationCall(V))
+      return true;
+    auto *CB = dyn_cast<CallBase>(V);
+    const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    return Callee && !Callee->isDeclaration() && Depth &&
+           returnsAllocatedMemory(*Callee, Depth - 1, Memo);
+  });
   Memo[&F] = Found;
   return Found;
 }
 
-/// Whether a call of \p Callee is differentiated from its body, which
-/// Linearize can then make return the shadow of memory it allocates. The
-/// result of a function with a user's rule is what the rule says: an
-/// AD_INACTIVE function's has no shadow.
-static bool differentiatedFromBody(const Function *Callee,
-                                   const CustomRules &Rules) {
+bool differentiatedFromBody(const Function *Callee, const CustomRules &Rules) {
   return Callee && !Callee->isDeclaration() && !Rules.isInactive(*Callee) &&
          !Rules.customJvp(*Callee);
 }
@@ -393,6 +406,17 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
     return It->second;
   };
   DenseMap<const Function *, bool> AllocatingHelpers;
+  // The caller needs the shadow of what f returns: the calls whose results
+  // f returns must give theirs (Linearize asks their JVPs with the same
+  // role), and the rest follows forward (address arithmetic on them, the
+  // locals they are kept in). Memory allocated here has a shadow anyway.
+  SmallPtrSet<const CallBase *, 4> ReturnedCalls;
+  if (A.shadowReturn())
+    anyReturnSource(F, [&](const Value *V) {
+      if (auto *CB = dyn_cast<CallBase>(V))
+        ReturnedCalls.insert(CB);
+      return false;
+    });
   while (Changed) {
     Changed = false;
     for (const Instruction &I : instructions(F)) {
@@ -425,7 +449,8 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           // to point into it; the callee's JVP returns its shadow. So is
           // one from a function in this file that is stored where pointers
           // with shadows are kept: storage from an allocating helper
-          // (std::valarray's __valarray_get_storage at -O0).
+          // (std::valarray's __valarray_get_storage at -O0), or returned
+          // by f to a caller that needs its shadow.
           const Function *Callee = CB->getCalledFunction();
           bool GivenActiveMemory = llvm::any_of(CB->args(), [&](const Use &U) {
             return Info.Shadowed.count(U.get());
@@ -437,8 +462,10 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
                 return SI && SI->getValueOperand() == CB &&
                        Info.Shadowed.count(SI->getPointerOperand());
               });
+          bool Returned =
+              ReturnedCalls.count(CB) && differentiatedFromBody(Callee, Rules);
           if (Globals.mayTouchActive(*CB) || GivenActiveMemory ||
-              KeptWithShadows)
+              KeptWithShadows || Returned)
             Mark(Info.Shadowed, &I);
         } else if (derivesAddress(I) &&
                    llvm::any_of(I.operands(), [&](const Use &U) {

@@ -31,8 +31,9 @@ enum class ArgRole : char {
 class Activity {
 public:
   Activity() = default;
-  explicit Activity(llvm::SmallVector<ArgRole, 8> Roles)
-      : Roles(std::move(Roles)) {}
+  explicit Activity(llvm::SmallVector<ArgRole, 8> Roles,
+                    bool ShadowReturn = false)
+      : Roles(std::move(Roles)), ShadowReturn(ShadowReturn) {}
 
   /// Every float/double parameter active, every pointer with a shadow,
   /// integers constant: what __ad_gradient(f, ...) without annotations asks
@@ -49,18 +50,28 @@ public:
     return Roles[ArgNo] != ArgRole::Const;
   }
   unsigned size() const { return Roles.size(); }
+  /// The caller keeps the returned pointer where pointers to memory with
+  /// derivatives are kept, so f.jvp must return its shadow even when no
+  /// derivative flows into f (a helper that allocates a buffer from an
+  /// empty allocator object). The values that produce the returned
+  /// pointer are given shadows (computeActivity).
+  bool shadowReturn() const { return ShadowReturn; }
   unsigned numActive() const;
   /// f.jvp takes f's parameters, then one extra per parameter with a
   /// derivative (tangent or shadow), in parameter order: the f parameter
   /// each extra belongs to.
   llvm::SmallVector<unsigned, 8> extraOwners() const;
-  /// "ac" for (active, constant): used in derived function names.
+  /// "ac" for (active, constant), "acr" with the return role: used in
+  /// derived function names.
   std::string str() const;
   static Activity parse(llvm::StringRef S);
-  bool operator==(const Activity &O) const { return Roles == O.Roles; }
+  bool operator==(const Activity &O) const {
+    return Roles == O.Roles && ShadowReturn == O.ShadowReturn;
+  }
 
 private:
   llvm::SmallVector<ArgRole, 8> Roles;
+  bool ShadowReturn = false;
 };
 
 /// Types whose values can carry a tangent: floating point (not long
@@ -90,6 +101,13 @@ bool isDeallocationCall(const llvm::Value *V);
 bool isReallocationCall(const llvm::Value *V);
 
 class CustomRules;
+
+/// Whether a call of \p Callee is differentiated from its body, which
+/// Linearize can then make return the shadow of memory it allocates. The
+/// result of a function with a user's rule is what the rule says: an
+/// AD_INACTIVE function's has no shadow.
+bool differentiatedFromBody(const llvm::Function *Callee,
+                            const CustomRules &Rules);
 
 /// The functions with bodies that differentiating \p Roots may run: direct
 /// callees (and the bodies of their custom forward rules, which are

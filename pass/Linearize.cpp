@@ -236,12 +236,13 @@ Value *Linearizer::tangentOf(Value *V) {
 
 Function *Linearizer::run() {
   ActivityInfo Info = computeActivity(Src, Act, D.globals(), D.rules());
-  bool ReturnsShadow = false;
-  for (BasicBlock &BB : Src)
-    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
-      ReturnsShadow |= Ret->getReturnValue() &&
-                       isPointerLike(Ret->getReturnValue()->getType()) &&
-                       Info.Shadowed.count(Ret->getReturnValue());
+  // A returned pointer comes with its shadow when the caller keeps it
+  // with pointers to memory with derivatives, and only then: the caller
+  // says so (Activity::shadowReturn), and its analysis, not f's, knows
+  // what it does with the pointer (std::max of a size in an object with
+  // derivatives and a local integer returns a pointer that may point to
+  // either, of which the caller only reads the integer).
+  bool ReturnsShadow = Act.shadowReturn() && isPointerLike(Src.getReturnType());
   J = createJvpDeclaration(ReturnsShadow);
   // Src is the private copy PrepareSource made (getJvp erases it next): its
   // body and function metadata (the DISubprogram of its own) move into J
@@ -689,6 +690,43 @@ static bool needsShadowEvenIfNull(const Function &F, unsigned ArgNo) {
   return false;
 }
 
+/// Whether the pointer \p CB returns is only used to read and write
+/// integers (through address arithmetic and choices, and compared): the
+/// size std::max picks of two sizes, one kept in an object with
+/// derivatives. Its shadow is never needed then. An integer read through it
+/// that is stored, reinterpreted or passed on might be bytes of a double
+/// or of a pointer, whose shadow bytes would have to go along.
+static bool onlyIntegersAccessedThrough(const CallBase &CB) {
+  SmallVector<const Value *, 8> Work{&CB};
+  SmallPtrSet<const Value *, 16> Seen{&CB};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (!LI->getType()->isIntegerTy() ||
+            llvm::any_of(LI->users(), [](const User *IU) {
+              return isa<StoreInst>(IU) || isa<CastInst>(IU) ||
+                     isa<CallBase>(IU);
+            }))
+          return false;
+      } else if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getValueOperand() == V ||
+            !SI->getValueOperand()->getType()->isIntegerTy())
+          return false;
+      } else if (isa<ICmpInst>(U)) {
+        continue;
+      } else if (isa<GetElementPtrInst>(U) || isa<PHINode>(U) ||
+                 isa<SelectInst>(U) || isa<FreezeInst>(U)) {
+        if (Seen.insert(U).second)
+          Work.push_back(U);
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
                                    bool FirstArgConst,
                                    bool EvenWithoutActiveArgs) {
@@ -715,7 +753,14 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     else
       Roles.push_back(ArgRole::Const);
   }
-  Activity CalleeAct(Roles);
+  // A pointer result that may point to memory with derivatives, used for
+  // more than integers: the callee must return its shadow, even if its
+  // own analysis would not find one (memory from an allocator object that
+  // carries none, kept where pointers with shadows are kept).
+  bool NeedsResultShadow = isPointerLike(CB.getType()) && isShadowed(&CB) &&
+                           differentiatedFromBody(&Callee, D.rules()) &&
+                           !onlyIntegersAccessedThrough(CB);
+  Activity CalleeAct(Roles, NeedsResultShadow);
   // Only zero tangents flow in, none through globals, and no shadow is
   // needed of the result: the call stays primal code.
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
@@ -792,8 +837,21 @@ void Linearizer::linearizeReturn(ReturnInst &Ret) {
   Value *RV = Ret.getReturnValue();
   if (RV && J->getReturnType() != RV->getType() &&
       isPointerLike(RV->getType())) {
-    // {pointer, its shadow}: both addresses, non-linear.
-    Value *S = shadowOf(RV, Ret);
+    // {pointer, its shadow}: both addresses, non-linear. Asked for the
+    // shadow by the caller, a pointer that never leads to a tangent (a
+    // function, a vtable) has a null one; any other pointer without one
+    // would leave the caller, which keeps it with pointers to memory with
+    // derivatives, a mix it cannot tell apart.
+    Value *S = nullptr;
+    if (isShadowed(RV))
+      S = shadowOf(RV, Ret);
+    else if (pointsToNonDifferentiableData(RV))
+      S = Constant::getNullValue(RV->getType());
+    else
+      return fail(Ret, "cannot differentiate: this function returns a "
+                       "pointer to memory without derivatives to a caller "
+                       "that keeps it where pointers to memory with "
+                       "derivatives are kept: not supported yet");
     if (!S)
       return;
     IRBuilder<> B(&Ret);

@@ -20,12 +20,12 @@
 ; CHECK-NEXT: %bits = bitcast double %v to i64
 ; CHECK-NEXT: store i64 %bits, ptr %y
 ; CHECK-NEXT: store double [[DV]], ptr %y.shadow, align 4, !ad.linear
-; CHECK-LABEL: define internal { ptr, ptr } @g.jvp(
+; CHECK-LABEL: define internal ptr @g.jvp(
 ; CHECK: %q = load i64, ptr %from, align 8, !tbaa
 ; CHECK-NEXT: %q.shadow.bits = load i64, ptr %dfrom, align 8{{$}}
 ; CHECK-NEXT: store i64 %q, ptr %to
 ; CHECK-NEXT: store i64 %q.shadow.bits, ptr %dto, align 8{{$}}
-; CHECK-LABEL: define internal { ptr, ptr } @counts.jvp(
+; CHECK-LABEL: define internal ptr @counts.jvp(
 ; CHECK: %n = load i64, ptr %from, align 8, !tbaa
 ; CHECK-NEXT: store i64 %n, ptr %to, align 8, !tbaa
 ; CHECK-NEXT: load ptr, ptr %to
