@@ -175,10 +175,36 @@ Constant *GlobalShadows::shadowOf(Constant *P) {
   return inTwin(P, PrimalToShadow, ".shadow");
 }
 
+/// Whether every pointer in constant \p C leads to no floating-point data:
+/// null, functions, and addresses in constant globals that hold none (the
+/// vtables a C++ VTT points into).
+static bool pointsOnlyToConstantsWithoutFloats(const Constant *C) {
+  if (auto *CA = dyn_cast<ConstantAggregate>(C))
+    return llvm::all_of(CA->operands(), [](const Use &U) {
+      return pointsOnlyToConstantsWithoutFloats(cast<Constant>(U.get()));
+    });
+  if (isa<ConstantData>(C))
+    return true;
+  const Value *Base = C->stripPointerCasts();
+  if (auto *CE = dyn_cast<ConstantExpr>(Base);
+      CE && CE->getOpcode() == Instruction::GetElementPtr)
+    Base = CE->getOperand(0);
+  if (auto *GV = dyn_cast<GlobalVariable>(Base))
+    return GV->isConstant() && !hasFloatLeaf(GV->getValueType());
+  return isa<Function>(Base);
+}
+
 bool GlobalShadows::canHaveZeroTwin(const GlobalVariable &GV) {
   Type *T = GV.getValueType();
-  return GV.isConstant() && !GV.getName().starts_with("llvm.") &&
-         T->isSized() && containsFloatingPoint(T) && !containsPointer(T);
+  if (!GV.isConstant() || GV.getName().starts_with("llvm.") || !T->isSized())
+    return false;
+  // Constant data: its tangents are zero. Or pointers that lead to no
+  // derivatives (a VTT, which a C++ constructor of a class with virtual
+  // bases reads its vtable pointers from): their shadows are null.
+  if (!containsPointer(T))
+    return containsFloatingPoint(T);
+  return !hasFloatLeaf(T) && GV.hasDefinitiveInitializer() &&
+         pointsOnlyToConstantsWithoutFloats(GV.getInitializer());
 }
 
 Constant *GlobalShadows::zeroTwinOf(Constant *P) {

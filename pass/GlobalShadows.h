@@ -61,7 +61,8 @@ public:
   /// zeroed mutable twin, which reads as zero tangents and takes, unread,
   /// the cotangents reverse mode adds there. Requests zero it when they
   /// start, like the shadows of written globals. For constant globals of
-  /// data without pointers (canHaveZeroTwin).
+  /// data without pointers, and of pointers that lead to no derivatives
+  /// (a VTT), whose shadows are null (canHaveZeroTwin).
   llvm::Constant *zeroTwinOf(llvm::Constant *P);
   static bool canHaveZeroTwin(const llvm::GlobalVariable &GV);
   bool isShadowGlobal(const llvm::GlobalVariable *GV) const {

@@ -620,6 +620,21 @@ void Linearizer::constantResult(CallBase &CB) {
     Tangent[&CB] = Constant::getNullValue(CB.getType());
 }
 
+/// \p F's parameter \p ArgNo, and at -O0 its reloads from the local it is
+/// spilled to.
+static SmallVector<const Value *, 4> parameterCopies(const Function &F,
+                                                     unsigned ArgNo) {
+  const Argument *A = F.getArg(ArgNo);
+  SmallVector<const Value *, 4> Copies{A};
+  for (const User *U : A->users())
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == A)
+      if (auto *Slot = dyn_cast<AllocaInst>(SI->getPointerOperand()))
+        for (const User *SlotUser : Slot->users())
+          if (isa<LoadInst>(SlotUser))
+            Copies.push_back(SlotUser);
+  return Copies;
+}
+
 /// Whether \p F stores its parameter \p ArgNo into memory, itself or
 /// through the functions it passes it to (up to \p Depth calls deep): a
 /// constructor initialising a pointer member, or Eigen handing a functor
@@ -631,16 +646,7 @@ static bool storesParameter(const Function &F, unsigned ArgNo,
                             unsigned Depth = 4) {
   if (F.isDeclaration() || ArgNo >= F.arg_size())
     return false;
-  // The parameter, and at -O0 its reloads from the local it is spilled to.
-  const Argument *A = F.getArg(ArgNo);
-  SmallVector<const Value *, 4> Copies{A};
-  for (const User *U : A->users())
-    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == A)
-      if (auto *Slot = dyn_cast<AllocaInst>(SI->getPointerOperand()))
-        for (const User *SlotUser : Slot->users())
-          if (isa<LoadInst>(SlotUser))
-            Copies.push_back(SlotUser);
-  for (const Value *V : Copies)
+  for (const Value *V : parameterCopies(F, ArgNo))
     for (const Use &U : V->uses()) {
       if (auto *SI = dyn_cast<StoreInst>(U.getUser());
           SI && U.getOperandNo() == 0 &&
@@ -665,8 +671,8 @@ static bool storesParameter(const Function &F, unsigned ArgNo,
 static bool needsShadowEvenIfNull(const Function &F, unsigned ArgNo) {
   if (F.isDeclaration() || ArgNo >= F.arg_size())
     return false;
-  SmallVector<const Value *, 8> Work{F.getArg(ArgNo)};
-  SmallPtrSet<const Value *, 16> Seen{F.getArg(ArgNo)};
+  SmallVector<const Value *, 8> Work(parameterCopies(F, ArgNo));
+  SmallPtrSet<const Value *, 16> Seen(Work.begin(), Work.end());
   while (!Work.empty() && Seen.size() < 256) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
@@ -736,6 +742,14 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
 
   // An argument whose tangent is a constant zero is constant for the
   // callee; a pointer with a shadow is passed with it.
+  // A constant that reads as zero tangents and null pointer shadows from
+  // a zeroed twin (GlobalShadows::canHaveZeroTwin): a C++ VTT, from which
+  // a base class's constructor takes the vtable pointers it stores into
+  // an object with a shadow.
+  auto HasZeroTwin = [](const Value *V) {
+    const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
+    return GV && GlobalShadows::canHaveZeroTwin(*GV);
+  };
   SmallVector<ArgRole, 8> Roles;
   for (Use &U : CB.args()) {
     Value *V = U.get();
@@ -744,7 +758,7 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     else if (isShadowed(V) ||
              (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
               storesParameter(Callee, U.getOperandNo())) ||
-             (isa<ConstantPointerNull>(V) &&
+             ((isa<ConstantPointerNull>(V) || HasZeroTwin(V)) &&
               needsShadowEvenIfNull(Callee, U.getOperandNo())))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
@@ -786,8 +800,9 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       Args.push_back(tangentOf(U.get()));
     else if (CalleeAct.isDup(U.getOperandNo())) {
       // Built on first use for a pointer loaded from memory or the
-      // address of an active global; null for a pointer without tangents.
-      Value *S = isShadowed(U.get())
+      // address of an active global; the same place in its zeroed twin
+      // for a constant with one; null for a pointer without tangents.
+      Value *S = isShadowed(U.get()) || HasZeroTwin(U.get())
                      ? shadowOf(U.get(), CB)
                      : Constant::getNullValue(U.get()->getType());
       if (!S)
