@@ -483,7 +483,11 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
       // addresses. Their pointers are stored by callees (the vector's
       // constructor), which this function does not see. Through nested
       // accessors too (m[i][j] of a vector of vectors), and through the
-      // pointers loaded from such locals.
+      // pointers loaded from such locals. Likewise the locals given to a
+      // call of this file whose pointer result needs a shadow (a
+      // std::__allocated_ptr guard, whose get() returns the memory
+      // std::make_shared allocated, at -O0): its JVP finds that shadow
+      // through them.
       SmallVector<const Value *, 4> Destinations;
       if (auto *SI = dyn_cast<StoreInst>(&I);
           SI && Info.Varied.count(SI->getValueOperand()))
@@ -493,10 +497,12 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
       else if (auto *CB = dyn_cast<CallBase>(&I);
                CB && !isa<IntrinsicInst>(CB) &&
-               llvm::any_of(CB->args(), [&](const Use &U) {
-                 return Info.Varied.count(U.get()) ||
-                        Info.Shadowed.count(U.get());
-               }))
+               ((isPointerLike(CB->getType()) && Info.Shadowed.count(CB) &&
+                 differentiatedFromBody(CB->getCalledFunction(), Rules)) ||
+                llvm::any_of(CB->args(), [&](const Use &U) {
+                  return Info.Varied.count(U.get()) ||
+                         Info.Shadowed.count(U.get());
+                })))
         for (const Use &U : CB->args())
           if (U->getType()->isPointerTy() && !Info.Shadowed.count(U.get()))
             Destinations.push_back(getUnderlyingObject(U.get()));
