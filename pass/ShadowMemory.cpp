@@ -241,6 +241,18 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
   bool Typed = false;
   SmallVector<const Value *, 8> Work{Obj};
   SmallPtrSet<const Value *, 16> Seen{Obj};
+  // A cursor that a loop advances (a phi of the start and the cursor
+  // moved on: std::move of a run of elements into a buffer in
+  // std::stable_sort's merge sort) is not itself accessed as anything;
+  // the objects it walks over are, through their other uses.
+  if (isa<PHINode>(Obj) || isa<SelectInst>(Obj)) {
+    SmallVector<const Value *, 4> Objects;
+    getUnderlyingObjects(Ptr, Objects);
+    // Not constants (a null start): their other uses are anywhere.
+    for (const Value *O : Objects)
+      if (!isa<Constant>(O) && Seen.insert(O).second)
+        Work.push_back(O);
+  }
   // For a copy of known bytes: the offset of each address reached from
   // Obj, where constant. An access that lies wholly outside the copied
   // bytes says nothing of them (an int field stored after doubles were
