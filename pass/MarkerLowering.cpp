@@ -95,10 +95,14 @@ static bool areComplexHalves(Value *Re, Value *Im) {
       !ST->getElementType(0)->isFloatingPointTy() ||
       ST->getElementType(0) != ST->getElementType(1))
     return false;
+  // Only a field address has two indices; pointer arithmetic over an
+  // array of complex numbers has one, and no operand 2.
   auto FieldOf = [](GetElementPtrInst *G) -> int {
+    if (G->getNumIndices() != 2)
+      return -1;
     auto *First = dyn_cast<ConstantInt>(G->getOperand(1));
     auto *Field = dyn_cast<ConstantInt>(G->getOperand(2));
-    if (G->getNumIndices() != 2 || !First || !First->isZero() || !Field)
+    if (!First || !First->isZero() || !Field)
       return -1;
     return static_cast<int>(Field->getZExtValue());
   };
