@@ -595,17 +595,22 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
 /// not say either (a std::function pushed into a vector: its captured
 /// double moved as a pointer, a zero gradient).
 static bool pointsIntoUnion(const Value *Ptr, unsigned Depth = 4) {
-  const Value *Obj = getUnderlyingObject(Ptr);
-  if (auto *AI = dyn_cast<AllocaInst>(Obj))
-    return holdsUnion(AI->getAllocatedType());
-  auto *A = dyn_cast<Argument>(Obj);
-  if (!A || !Depth)
-    return false;
-  return llvm::any_of(callersFunctionOf(*A).uses(), [&](const Use &U) {
-    auto *CB = dyn_cast<CallBase>(U.getUser());
-    return CB && CB->isCallee(&U) && A->getArgNo() < CB->arg_size() &&
-           pointsIntoUnion(throughSpillSlot(CB->getArgOperand(A->getArgNo())),
-                           Depth - 1);
+  // Every object a choice or a loop's cursor may point to: collectAccessTypes
+  // types a copy through them by those objects' accesses.
+  SmallVector<const Value *, 4> Objects;
+  getUnderlyingObjects(Ptr, Objects);
+  return llvm::any_of(Objects, [&](const Value *Obj) {
+    if (auto *AI = dyn_cast<AllocaInst>(Obj))
+      return holdsUnion(AI->getAllocatedType());
+    auto *A = dyn_cast<Argument>(Obj);
+    if (!A || !Depth)
+      return false;
+    return llvm::any_of(callersFunctionOf(*A).uses(), [&](const Use &U) {
+      auto *CB = dyn_cast<CallBase>(U.getUser());
+      return CB && CB->isCallee(&U) && A->getArgNo() < CB->arg_size() &&
+             pointsIntoUnion(throughSpillSlot(CB->getArgOperand(A->getArgNo())),
+                             Depth - 1);
+    });
   });
 }
 
