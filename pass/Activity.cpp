@@ -296,6 +296,26 @@ static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
   });
 }
 
+/// Whether the pointer \p CB returns, or one taken out of the struct it
+/// returns (std::get_temporary_buffer's pair<T *, ptrdiff_t>, whose
+/// pointer std::stable_sort's buffer keeps at -O0), is stored where
+/// pointers with shadows are kept.
+static bool isStoredWhereShadowsAreKept(const CallBase &CB,
+                                        const ActivityInfo &Info) {
+  SmallVector<const Value *, 4> Parts{&CB};
+  for (unsigned K = 0; K < Parts.size(); ++K)
+    for (const User *U : Parts[K]->users()) {
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getValueOperand() == Parts[K] &&
+            Info.Shadowed.count(SI->getPointerOperand()))
+          return true;
+      } else if (isa<ExtractValueInst>(U) && isPointerLike(U->getType())) {
+        Parts.push_back(U);
+      }
+    }
+  return false;
+}
+
 /// Follows the pointers \p F may return back to where they come from:
 /// through address arithmetic, choices, casts, struct fields and the
 /// locals they are kept in (at -O0 every value is, and a returned struct
@@ -455,13 +475,8 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
           bool GivenActiveMemory = llvm::any_of(CB->args(), [&](const Use &U) {
             return Info.Shadowed.count(U.get());
           });
-          bool KeptWithShadows =
-              differentiatedFromBody(Callee, Rules) &&
-              llvm::any_of(CB->users(), [&](const User *U) {
-                auto *SI = dyn_cast<StoreInst>(U);
-                return SI && SI->getValueOperand() == CB &&
-                       Info.Shadowed.count(SI->getPointerOperand());
-              });
+          bool KeptWithShadows = differentiatedFromBody(Callee, Rules) &&
+                                 isStoredWhereShadowsAreKept(*CB, Info);
           bool Returned =
               ReturnedCalls.count(CB) && differentiatedFromBody(Callee, Rules);
           if (Globals.mayTouchActive(*CB) || GivenActiveMemory ||

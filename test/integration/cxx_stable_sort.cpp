@@ -5,8 +5,11 @@
 // collectAccessTypes). Before, this was a compile error from -O1 ("what it
 // moves cannot be told"). 100 elements: chunks of 7 sorted by insertion,
 // then merged through the buffer.
-// At -O0 std::stable_sort is still an error: get_temporary_buffer returns
-// its pointer in a pair, and only pointer results get a shadow on request.
+// At -O0 the buffer comes from get_temporary_buffer, not inlined, in a
+// pair<double *, ptrdiff_t> whose pointer _Temporary_buffer keeps: the call
+// returns the pointer's shadow on request (Activity.cpp,
+// isStoredWhereShadowsAreKept). Before, a compile error at -O0.
+// RUN: %adcxx -std=c++17 -O0 -fno-exceptions -Wno-deprecated-declarations %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -std=c++17 -O1 -fno-exceptions %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
