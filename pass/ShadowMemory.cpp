@@ -501,6 +501,46 @@ static const Function &callersFunctionOf(const Argument &A) {
   return *F;
 }
 
+/// The element type of the array that \p V walks when it is a cursor: a
+/// pointer loaded from a local that the code steps with one-index GEPs over
+/// one type (++p of a T * at -O0, std::__relocate_a_1's loop), or a PHI so
+/// stepped. Byte steps (i8) say nothing of what is there.
+static Type *steppedElementType(const Value *V) {
+  Type *Elem = nullptr;
+  bool Conflict = false;
+  auto NoteStep = [&](const Value *Step, const Value *Base,
+                      function_ref<bool(const Value *)> IsCursor) {
+    auto *GEP = dyn_cast<GetElementPtrInst>(Step);
+    if (!GEP || GEP->getNumIndices() != 1 || GEP->getPointerOperand() != Base)
+      return;
+    if (!IsCursor(Base))
+      return;
+    Type *T = GEP->getSourceElementType();
+    if (!T->isSized() || T->isIntegerTy(8))
+      return;
+    Conflict |= Elem && Elem != T;
+    Elem = T;
+  };
+  if (auto *LI = dyn_cast<LoadInst>(V)) {
+    auto *Slot = dyn_cast<AllocaInst>(LI->getPointerOperand());
+    if (!Slot)
+      return nullptr;
+    auto LoadsSlot = [&](const Value *P) {
+      auto *L = dyn_cast<LoadInst>(P);
+      return L && L->getPointerOperand() == Slot;
+    };
+    for (const User *U : Slot->users())
+      if (auto *SI = dyn_cast<StoreInst>(U);
+          SI && SI->getPointerOperand() == Slot)
+        if (auto *GEP = dyn_cast<GetElementPtrInst>(SI->getValueOperand()))
+          NoteStep(GEP, GEP->getPointerOperand(), LoadsSlot);
+  } else if (auto *Phi = dyn_cast<PHINode>(V)) {
+    for (const Value *In : Phi->incoming_values())
+      NoteStep(In, Phi, [&](const Value *P) { return P == Phi; });
+  }
+  return Conflict ? nullptr : Elem;
+}
+
 /// The types in what every call of \p F passes as parameter \p ArgNo, if
 /// each passes a local or a member (a GEP) of at least \p Bytes bytes, or
 /// what its own caller passed (its parameter, or what a function that
@@ -529,27 +569,41 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     if (getDerivedInfo(*Caller) || Caller->getName().ends_with(".ad.src"))
       continue;
     SawCaller = true;
-    const Value *Arg = throughSpillSlot(CB->getArgOperand(ArgNo));
+    // Before and after a spill slot: a cursor's slot holds the parameter it
+    // starts from and its steps.
+    const Value *Passed = CB->getArgOperand(ArgNo);
+    const Value *Arg = throughSpillSlot(Passed);
     for (unsigned Hop = 0; Hop < 4; ++Hop) {
       auto *Inner = dyn_cast<CallBase>(Arg);
       const Function *Callee = Inner ? Inner->getCalledFunction() : nullptr;
       const Argument *Through = Callee ? returnedParameter(*Callee) : nullptr;
       if (!Through)
         break;
-      Arg = throughSpillSlot(Inner->getArgOperand(Through->getArgNo()));
-    }
-    if (auto *Param = dyn_cast<Argument>(Arg)) {
-      if (!Depth || !collectPassedObjectTypes(*Caller, Param->getArgNo(), Bytes,
-                                              Depth - 1, Found))
-        return false;
-      continue;
+      Passed = Inner->getArgOperand(Through->getArgNo());
+      Arg = throughSpillSlot(Passed);
     }
     Type *T = nullptr;
-    if (auto *AI = dyn_cast<AllocaInst>(Arg); AI && !AI->isArrayAllocation())
+    if (auto *Param = dyn_cast<Argument>(Arg)) {
+      SmallPtrSet<Type *, 4> FromCallers;
+      if (Depth && collectPassedObjectTypes(*Caller, Param->getArgNo(), Bytes,
+                                            Depth - 1, FromCallers)) {
+        Found.insert(FromCallers.begin(), FromCallers.end());
+        continue;
+      }
+      // Where the callers do not tell (they pass a pointer loaded from a
+      // std::vector's fields), a cursor's steps do: the elements a
+      // relocation loop moves one by one.
+      T = steppedElementType(Passed);
+      if (!T)
+        return false;
+    } else if (auto *AI = dyn_cast<AllocaInst>(Arg);
+               AI && !AI->isArrayAllocation())
       T = AI->getAllocatedType();
     else if (auto *GEP = dyn_cast<GetElementPtrInst>(Arg);
              GEP && GEP->getNumIndices() >= 2)
       T = GEP->getResultElementType();
+    else
+      T = steppedElementType(Passed);
     // A base-class subobject is copied without its tail padding, which a
     // derived class may reuse: the copy can be shorter than the type, and
     // what the whole type holds is a superset of what is copied.
