@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -687,6 +688,13 @@ static bool needsShadowEvenIfNull(const Function &F, unsigned ArgNo) {
           return true;
         continue;
       }
+      // A copy into it (the insertion point of std::vector's range
+      // insert, which is null + 0 for an empty vector at -O1).
+      if (auto *MT = dyn_cast<MemTransferInst>(U)) {
+        if (MT->getRawDest() == V)
+          return true;
+        continue;
+      }
       if ((isa<GetElementPtrInst>(U) || isa<PHINode>(U) ||
            isa<SelectInst>(U)) &&
           Seen.insert(U).second)
@@ -750,6 +758,13 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
     return GV && GlobalShadows::canHaveZeroTwin(*GV);
   };
+  // Null, or an address computed from it (an empty std::vector's end,
+  // null + size): null's shadow is null, and such an address's shadow is
+  // the address itself.
+  auto IsNullBased = [](const Value *V) {
+    return V->getType()->isPointerTy() &&
+           isa<ConstantPointerNull>(getUnderlyingObject(V));
+  };
   SmallVector<ArgRole, 8> Roles;
   for (Use &U : CB.args()) {
     Value *V = U.get();
@@ -758,7 +773,7 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     else if (isShadowed(V) ||
              (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
               storesParameter(Callee, U.getOperandNo())) ||
-             ((isa<ConstantPointerNull>(V) || HasZeroTwin(V)) &&
+             ((IsNullBased(V) || HasZeroTwin(V)) &&
               needsShadowEvenIfNull(Callee, U.getOperandNo())))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
@@ -801,10 +816,13 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     else if (CalleeAct.isDup(U.getOperandNo())) {
       // Built on first use for a pointer loaded from memory or the
       // address of an active global; the same place in its zeroed twin
-      // for a constant with one; null for a pointer without tangents.
-      Value *S = isShadowed(U.get()) || HasZeroTwin(U.get())
-                     ? shadowOf(U.get(), CB)
-                     : Constant::getNullValue(U.get()->getType());
+      // for a constant with one; the address itself for one computed from
+      // null; null for a pointer without tangents.
+      Value *S = Constant::getNullValue(U.get()->getType());
+      if (isShadowed(U.get()) || HasZeroTwin(U.get()))
+        S = shadowOf(U.get(), CB);
+      else if (IsNullBased(U.get()))
+        S = U.get();
       if (!S)
         return;
       Args.push_back(S);

@@ -181,10 +181,13 @@ static Type *wholeLocalCopiedWith(const User *U, const Value *V) {
 /// The floating-point types the memory of \p Ptr's underlying object is
 /// declared or accessed with in this function. False when its type is not
 /// known from a declaration (an argument or heap memory with no typed
-/// access here).
+/// access here). With \p AcrossModule, a pointer kept in a declared field
+/// (clang's struct-path TBAA tag names it) that nothing here reads through
+/// is typed by what the module's other functions read through that field.
 static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
                                bool *SawUnion = nullptr,
-                               const Value *Len = nullptr) {
+                               const Value *Len = nullptr,
+                               bool AcrossModule = false) {
   const Value *Obj = getUnderlyingObject(Ptr);
   const Function *F = nullptr;
   if (auto *I = dyn_cast<Instruction>(Ptr))
@@ -290,9 +293,38 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
         Tag->getOperand(0) != Tag->getOperand(1))
       FieldTags.insert(Tag);
   };
+  // Loaded through an iterator, a field's pointer is tagged only as "any
+  // pointer"; another load of the same address may name the field.
+  auto NoteLoadedField = [&](const LoadInst &LI) {
+    NoteField(LI);
+    if (AcrossModule)
+      for (const User *U : LI.getPointerOperand()->users())
+        if (auto *Other = dyn_cast<LoadInst>(U))
+          NoteField(*Other);
+  };
   if (auto *LI = dyn_cast<LoadInst>(Obj)) {
     AddLoadsOf(LI->getPointerOperand());
-    NoteField(*LI);
+    NoteLoadedField(*LI);
+    // And what is stored in the field: optimised code accesses the memory
+    // through the stored pointer itself (GVN forwards it), and loads the
+    // field again only to pass it on (a std::vector's begin() to
+    // _M_range_insert).
+    for (const User *U : LI->getPointerOperand()->users())
+      if (auto *SI = dyn_cast<StoreInst>(U);
+          SI && SI->getPointerOperand() == LI->getPointerOperand() &&
+          SI->getValueOperand()->getType() == Obj->getType()) {
+        const Value *Stored = getUnderlyingObject(SI->getValueOperand());
+        if (!isa<Constant>(Stored) && Seen.insert(Stored).second)
+          Work.push_back(Stored);
+      }
+  }
+  // A choice between such pointers (GVN merges the loads of two paths).
+  if (AcrossModule && (isa<PHINode>(Obj) || isa<SelectInst>(Obj))) {
+    SmallVector<const Value *, 4> Objects;
+    getUnderlyingObjects(Ptr, Objects);
+    for (const Value *O : Objects)
+      if (auto *LI = dyn_cast<LoadInst>(O))
+        NoteLoadedField(*LI);
   }
   for (const User *U : Obj->users())
     if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == Obj) {
@@ -306,6 +338,19 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
           FieldTags.contains(Other->getMetadata(LLVMContext::MD_tbaa)) &&
           Seen.insert(Other).second)
         Work.push_back(Other);
+  // Other functions' loads of the same declared field, when this one only
+  // copies through it: std::vector<double>'s operator= moves the elements
+  // with memmove between pointers loaded from _M_start; the function that
+  // indexes the vector reads them as doubles.
+  if (AcrossModule && F && !FieldTags.empty())
+    for (const Function &G : *F->getParent())
+      if (&G != F)
+        for (const Instruction &I : instructions(G))
+          if (auto *Other = dyn_cast<LoadInst>(&I);
+              Other && Other->getType() == Obj->getType() &&
+              FieldTags.contains(Other->getMetadata(LLVMContext::MD_tbaa)) &&
+              Seen.insert(Other).second)
+            Work.push_back(Other);
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
@@ -604,6 +649,23 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
       T = GEP->getResultElementType();
     else
       T = steppedElementType(Passed);
+    // A pointer the caller loaded from a field, or its own heap memory (a
+    // std::vector's begin() passed to _M_range_insert, at -O1 and once
+    // SROA took the vector apart): what the caller reads and writes
+    // through it, or through that field, is what it points to.
+    if (auto *Computed = dyn_cast<Instruction>(Arg); !T && Computed) {
+      SmallPtrSet<Type *, 4> Accessed;
+      bool SawUnion = false;
+      if (!collectAccessTypes(const_cast<Instruction *>(Computed), Accessed,
+                              &SawUnion) ||
+          SawUnion)
+        return false;
+      for (Type *K : Accessed)
+        Found.insert(K->isFloatingPointTy()
+                         ? K
+                         : PointerType::getUnqual(F.getContext()));
+      continue;
+    }
     // A base-class subobject is copied without its tail padding, which a
     // derived class may reuse: the copy can be shorter than the type, and
     // what the whole type holds is a superset of what is copied.
@@ -702,6 +764,10 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
   if (!Typed)
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
+  if (!Typed)
+    for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
+      Typed |= collectAccessTypes(Side, Types, &SawUnion, MT.getLength(),
+                                  /*AcrossModule=*/true);
   if (!Typed)
     Typed = collectTbaaStructKinds(MT, Types);
   if (Types.size() > 1) {
