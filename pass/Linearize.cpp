@@ -17,7 +17,6 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
-#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -758,13 +757,6 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
     return GV && GlobalShadows::canHaveZeroTwin(*GV);
   };
-  // Null, or an address computed from it (an empty std::vector's end,
-  // null + size): null's shadow is null, and such an address's shadow is
-  // the address itself.
-  auto IsNullBased = [](const Value *V) {
-    return V->getType()->isPointerTy() &&
-           isa<ConstantPointerNull>(getUnderlyingObject(V));
-  };
   SmallVector<ArgRole, 8> Roles;
   for (Use &U : CB.args()) {
     Value *V = U.get();
@@ -773,7 +765,7 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
     else if (isShadowed(V) ||
              (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
               storesParameter(Callee, U.getOperandNo())) ||
-             ((IsNullBased(V) || HasZeroTwin(V)) &&
+             ((isNullDerived(V) || HasZeroTwin(V)) &&
               needsShadowEvenIfNull(Callee, U.getOperandNo())))
       Roles.push_back(ArgRole::Dup);
     else if (isVaried(V) && isDifferentiableType(V->getType()) &&
@@ -818,11 +810,10 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       // address of an active global; the same place in its zeroed twin
       // for a constant with one; the address itself for one computed from
       // null; null for a pointer without tangents.
-      Value *S = Constant::getNullValue(U.get()->getType());
-      if (isShadowed(U.get()) || HasZeroTwin(U.get()))
-        S = shadowOf(U.get(), CB);
-      else if (IsNullBased(U.get()))
-        S = U.get();
+      Value *S =
+          isShadowed(U.get()) || HasZeroTwin(U.get()) || isNullDerived(U.get())
+              ? shadowOf(U.get(), CB)
+              : Constant::getNullValue(U.get()->getType());
       if (!S)
         return;
       Args.push_back(S);

@@ -36,6 +36,11 @@ bool isComplexArithmetic(const llvm::Function &Callee);
 /// such a pointer, and its shadow, where one is needed, is null.
 bool pointsToNonDifferentiableData(const llvm::Value *V);
 
+/// Null, or an address computed from it (an empty std::vector's end, null
+/// + size, at -O2): it points nowhere, in the shadow too, so it is its own
+/// shadow.
+bool isNullDerived(const llvm::Value *P);
+
 class Linearizer {
 public:
   Linearizer(llvm::Function &Src, llvm::Function &Primal, const Activity &A,

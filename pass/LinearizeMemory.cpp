@@ -34,10 +34,9 @@ using namespace llvm;
 
 namespace ad {
 
-/// Null, or an address computed from it (an empty std::vector's end, null
-/// + size, at -O2): it points nowhere, in the shadow too.
-static bool isNullDerived(const Value *P) {
-  return isa<ConstantPointerNull>(getUnderlyingObject(P));
+bool isNullDerived(const Value *P) {
+  return P->getType()->isPointerTy() &&
+         isa<ConstantPointerNull>(getUnderlyingObject(P));
 }
 
 /// A struct of pointers and integers that has only integers in it yet
