@@ -351,21 +351,39 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
               FieldTags.contains(Other->getMetadata(LLVMContext::MD_tbaa)) &&
               Seen.insert(Other).second)
             Work.push_back(Other);
+  // Accesses that show no floating-point data or pointers in the copied
+  // bytes must cover all of them to say so: a std::map node's key, read
+  // where a copy also moves the value next to it (a zero derivative,
+  // silently, before). Known where each access's offset is.
+  SmallVector<std::pair<int64_t, int64_t>, 8> Covered;
+  bool CoverageUnknown = false, SawKind = false;
+  auto NoteAccess = [&](const Value *Base, Type *AccessTy) {
+    SmallPtrSet<Type *, 4> Kinds;
+    collectCopiedKinds(AccessTy, Kinds);
+    SawKind |= !Kinds.empty();
+    Out.insert(Kinds.begin(), Kinds.end());
+    Typed = true;
+    auto It = OffsetOf.find(Base);
+    if (It == OffsetOf.end() || !It->second) {
+      CoverageUnknown = true;
+      return;
+    }
+    int64_t Begin = *It->second;
+    Covered.push_back({Begin, Begin + int64_t(DL->getTypeStoreSize(AccessTy))});
+  };
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *LI = dyn_cast<LoadInst>(U)) {
         if (SaysNothing(*LI, LI->getType()) || OutsideCopy(V, LI->getType()))
           continue;
-        collectCopiedKinds(LI->getType(), Out);
-        Typed = true;
+        NoteAccess(V, LI->getType());
       } else if (auto *SI = dyn_cast<StoreInst>(U);
                  SI && SI->getPointerOperand() == V) {
         Type *T = SI->getValueOperand()->getType();
         if (SaysNothing(*SI, T) || OutsideCopy(V, T))
           continue;
-        collectCopiedKinds(T, Out);
-        Typed = true;
+        NoteAccess(V, T);
       } else if (auto *GEP = dyn_cast<GetElementPtrInst>(U)) {
         if (auto It = OffsetOf.find(V); It != OffsetOf.end() && It->second) {
           APInt Off(DL->getIndexTypeSizeInBits(GEP->getType()), 0);
@@ -394,8 +412,18 @@ static bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
       } else if (Type *T = wholeLocalCopiedWith(U, V)) {
         collectCopiedKinds(T, Out);
         Typed = true;
+        CoverageUnknown = true; // a declared type: all of it
       }
     }
+  }
+  if (Typed && !SawKind && CopyBegin && !CoverageUnknown) {
+    llvm::sort(Covered);
+    int64_t Reached = *CopyBegin;
+    for (auto [Begin, End] : Covered)
+      if (Begin <= Reached)
+        Reached = std::max(Reached, End);
+    if (Reached < *CopyEnd)
+      return false; // bytes no access here says anything of
   }
   return Typed;
 }
