@@ -220,8 +220,13 @@ bool allPointersStoredInto(
 /// passed to (a constructor) do. A local that this function fills with
 /// pointers itself is judged by what it stores (computeActivity).
 static bool onlyCalleesStorePointersInto(const AllocaInst &AI) {
-  return allPointersStoredInto(
-      AI, [](const Value *, bool PassedToCall) { return PassedToCall; });
+  // Its own addresses and null, which this function stores too, say
+  // nothing of other memory: std::map's header, inlined from -O1, points
+  // to itself while the tree is empty.
+  return allPointersStoredInto(AI, [&](const Value *P, bool PassedToCall) {
+    return PassedToCall || isa<ConstantPointerNull>(P) ||
+           getUnderlyingObject(P) == &AI;
+  });
 }
 
 /// Bytes from alloca() (an i8 array allocation), or a union, that the

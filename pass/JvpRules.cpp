@@ -272,6 +272,28 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
   return findLibmJvpRule(*Callee, TLI);
 }
 
+bool isLinkStructureFunction(StringRef Name) {
+  // They read and write the nodes' links and a red-black tree's node
+  // colours, never the values the nodes hold, and what they do depends on
+  // nothing else (std::map's key comparisons are inline code, which gives
+  // the insertion side as a bool). Mangled names: libstdc++ defines them
+  // in the shared library.
+  static const StringSet<> Relinking = {
+      "_ZNSt8__detail15_List_node_base7_M_hookEPS0_",         // _M_hook
+      "_ZNSt8__detail15_List_node_base9_M_unhookEv",          // _M_unhook
+      "_ZNSt8__detail15_List_node_base11_M_transferEPS0_S1_", // splice
+      "_ZNSt8__detail15_List_node_base10_M_reverseEv",        // reverse
+      "_ZNSt8__detail15_List_node_base4swapERS0_S1_",         // swap
+      "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",      // ++it
+      "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",     // ++it
+      "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",      // --it
+      "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",     // --it
+      "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+      "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+  };
+  return Relinking.contains(Name);
+}
+
 bool isKnownInactiveFunction(StringRef Name) {
   // Output, process control, integer-valued math, and lengths and
   // comparisons of memory: whatever their arguments, they cannot carry a

@@ -130,6 +130,12 @@ const JvpRule *findLibmJvpRule(const llvm::Function &Callee,
 /// integer-valued math): calls of them stay primal code.
 bool isKnownInactiveFunction(llvm::StringRef Name);
 
+/// External functions that only relink the nodes of a linked structure
+/// (libstdc++'s std::list and red-black tree node operations, which
+/// std::map and std::set use): their derivative is the same call on the
+/// shadow nodes, which mirror the primal ones.
+bool isLinkStructureFunction(llvm::StringRef Name);
+
 } // namespace ad
 
 #endif

@@ -422,6 +422,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
                              TouchesGlobals || ShadowedResult);
   if (isKnownInactiveFunction(Callee->getName()))
     return constantResult(CB);
+  if (isLinkStructureFunction(Callee->getName()))
+    return linearizeRelinkingCall(CB);
   bool PassesActiveMemory = llvm::any_of(
       CB.args(), [&](const Use &U) { return isShadowed(U.get()); });
   // An external function whose result does not carry a derivative and
@@ -613,6 +615,42 @@ void Linearizer::giveUpOnTarget(CallBase &CB, Function &Target, StringRef Why) {
 
 /// A call that stays primal code: its result carries no derivative, though
 /// the activity analysis saw active arguments go in.
+void Linearizer::linearizeRelinkingCall(CallBase &CB) {
+  // The shadow nodes mirror the primal ones (each allocated with its node,
+  // each link stored with its shadow): relinking them the same way keeps
+  // them so, and a node the call returns has the returned shadow node as
+  // its shadow. Scalars (which side to insert on) are the same.
+  auto Pointers = make_filter_range(
+      CB.args(), [](const Use &U) { return U->getType()->isPointerTy(); });
+  auto HasShadow = [&](const Use &U) { return isShadowed(U.get()); };
+  if (llvm::none_of(Pointers, HasShadow))
+    return; // a structure holding no derivatives
+  if (!llvm::all_of(Pointers, [&](const Use &U) {
+        return HasShadow(U) || isNullDerived(U.get());
+      }))
+    return fail(CB, "cannot differentiate '" +
+                        displayName(*CB.getCalledFunction()) +
+                        "': it links nodes that carry derivatives with nodes "
+                        "that do not (not supported)");
+  SmallVector<Value *, 4> Args;
+  for (Use &U : CB.args()) {
+    Value *S = U->getType()->isPointerTy() ? shadowOf(U.get(), CB) : U.get();
+    if (!S)
+      return;
+    Args.push_back(S);
+  }
+  IRBuilder<> B(CB.getNextNode());
+  CallInst *OnShadows =
+      B.CreateCall(CB.getFunctionType(), CB.getCalledOperand(), Args);
+  OnShadows->setAttributes(CB.getAttributes());
+  OnShadows->setCallingConv(CB.getCallingConv());
+  OnShadows->setDebugLoc(CB.getDebugLoc());
+  if (CB.getType()->isPointerTy()) {
+    Shadowed.insert(&CB);
+    Shadow[&CB] = OnShadows;
+  }
+}
+
 void Linearizer::constantResult(CallBase &CB) {
   if (isShadowed(&CB))
     Shadow[&CB] = Constant::getNullValue(CB.getType());

@@ -96,6 +96,8 @@ private:
   void giveUpOnTarget(llvm::CallBase &CB, llvm::Function &Target,
                       llvm::StringRef Why);
   void constantResult(llvm::CallBase &CB);
+  /// A call of an isLinkStructureFunction: made again on the shadows.
+  void linearizeRelinkingCall(llvm::CallBase &CB);
   /// Replaces \p CB, which a derived call took the place of, by \p With
   /// and erases it, with its entries in the activity sets.
   void replaceCall(llvm::CallBase &CB, llvm::Value *With);

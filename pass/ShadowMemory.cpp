@@ -614,6 +614,13 @@ static Type *steppedElementType(const Value *V) {
   return Conflict ? nullptr : Elem;
 }
 
+/// How many calls up collectPassedObjectTypes follows a parameter. A
+/// value std::map::insert is given reaches the copy that constructs its
+/// node seven calls down at -O0 (_M_emplace_unique, _Auto_node,
+/// _M_create_node, _M_construct_node, allocator_traits::construct,
+/// __new_allocator::construct).
+static constexpr unsigned CallerDepth = 8;
+
 /// The types in what every call of \p F passes as parameter \p ArgNo, if
 /// each passes a local or a member (a GEP) of at least \p Bytes bytes, or
 /// what its own caller passed (its parameter, or what a function that
@@ -726,7 +733,7 @@ static bool collectCallerObjectTypes(Value *Ptr, Value *Len,
     Bytes = C->getZExtValue();
   SmallPtrSet<Type *, 4> Found;
   if (!collectPassedObjectTypes(callersFunctionOf(*A), A->getArgNo(), Bytes,
-                                /*Depth=*/4, Found))
+                                CallerDepth, Found))
     return false;
   Out.insert(Found.begin(), Found.end());
   return true;
@@ -798,6 +805,15 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
                                   /*AcrossModule=*/true);
   if (!Typed)
     Typed = collectTbaaStructKinds(MT, Types);
+  // Pointer data of any shape (a pointer, an iterator holding one) is
+  // copied the same way: as addresses. The sides may show it differently
+  // (a local's field, a whole local copied into).
+  SmallPtrSet<Type *, 2> Kinds;
+  for (Type *T : Types)
+    Kinds.insert(containsPointer(T) && !hasFloatLeaf(T)
+                     ? PointerType::getUnqual(MT.getContext())
+                     : T);
+  Types = std::move(Kinds);
   if (Types.size() > 1) {
     if (Why)
       *Why = UntypedCopy::Mixed;
@@ -847,7 +863,7 @@ bool holdsOnlyFloatingPoint(const Value *Ptr) {
     // With no length, only objects of floating-point data alone count.
     SmallPtrSet<Type *, 2> Found;
     return collectPassedObjectTypes(callersFunctionOf(*A), A->getArgNo(),
-                                    std::nullopt, /*Depth=*/4, Found) &&
+                                    std::nullopt, CallerDepth, Found) &&
            !Found.empty();
   });
 }
