@@ -435,11 +435,17 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
   // f returns must give theirs (Linearize asks their JVPs with the same
   // role), and the rest follows forward (address arithmetic on them, the
   // locals they are kept in). Memory allocated here has a shadow anyway.
+  // So do the locals it is loaded from: at -O0 a returned iterator is
+  // built in one by its constructor (std::unordered_map's end(), which
+  // holds null).
   SmallPtrSet<const CallBase *, 4> ReturnedCalls;
   if (A.shadowReturn())
     anyReturnSource(F, [&](const Value *V) {
       if (auto *CB = dyn_cast<CallBase>(V))
         ReturnedCalls.insert(CB);
+      else if (auto *AI = dyn_cast<AllocaInst>(V);
+               AI && containsPointer(AI->getAllocatedType()))
+        Info.Shadowed.insert(AI);
       return false;
     });
   while (Changed) {

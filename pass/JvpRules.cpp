@@ -351,7 +351,13 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "__ad_shadow_release",
                                        "__ad_shadow_frees_begin",
                                        "__ad_shadow_frees_end"};
-  return Inactive.contains(Name);
+  // libstdc++'s bucket counts for std::unordered_map (integers from
+  // integers and the maximum load factor), by mangled name.
+  static const StringSet<> InactiveCxx = {
+      "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
+      "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+  };
+  return Inactive.contains(Name) || InactiveCxx.contains(Name);
 }
 
 } // namespace ad

@@ -14,6 +14,7 @@
 #include "JvpRules.h"
 #include "Linearity.h"
 #include "LinearizeImpl.h"
+#include "ShadowMemory.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
@@ -675,25 +676,36 @@ static SmallVector<const Value *, 4> parameterCopies(const Function &F,
 
 /// Whether \p F stores its parameter \p ArgNo into memory, itself or
 /// through the functions it passes it to (up to \p Depth calls deep): a
-/// constructor initialising a pointer member, or Eigen handing a functor
-/// object down to the kernel that keeps a reference to it. A pointer through
+/// constructor initialising a pointer member, Eigen handing a functor
+/// object down to the kernel that keeps a reference to it, or
+/// std::unordered_map's operator[] putting its key's address in a tuple
+/// five calls down at -O0. A pointer through
 /// which no tangent is ever loaded (null, an empty functor object) is passed
 /// there with a null shadow: the memory may be shadow memory, which must
 /// then hold the stored pointer's shadow.
 static bool storesParameter(const Function &F, unsigned ArgNo,
-                            unsigned Depth = 4) {
+                            unsigned Depth = 8) {
   if (F.isDeclaration() || ArgNo >= F.arg_size())
     return false;
-  for (const Value *V : parameterCopies(F, ArgNo))
-    for (const Use &U : V->uses()) {
+  SmallVector<const Value *, 4> Copies = parameterCopies(F, ArgNo);
+  for (unsigned K = 0; K < Copies.size() && K < 16; ++K)
+    for (const Use &U : Copies[K]->uses()) {
       if (auto *SI = dyn_cast<StoreInst>(U.getUser());
           SI && U.getOperandNo() == 0 &&
           !isa<AllocaInst>(SI->getPointerOperand()))
         return true;
       auto *CB = dyn_cast<CallBase>(U.getUser());
       const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
-      if (Depth && Callee && CB->isArgOperand(&U) && Callee != &F &&
-          storesParameter(*Callee, CB->getArgOperandNo(&U), Depth - 1))
+      if (!Callee || !CB->isArgOperand(&U) || Callee == &F)
+        continue;
+      // Passed through std::move or std::forward (at -O0, calls that
+      // return their parameter): the result is the same pointer.
+      const Argument *Through = returnedParameter(*Callee);
+      if (Through && Through->getArgNo() == CB->getArgOperandNo(&U)) {
+        Copies.push_back(CB);
+        continue;
+      }
+      if (Depth && storesParameter(*Callee, CB->getArgOperandNo(&U), Depth - 1))
         return true;
     }
   return false;

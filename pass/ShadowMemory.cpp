@@ -546,9 +546,7 @@ static const Value *throughSpillSlot(const Value *V) {
   return V;
 }
 
-/// The parameter \p F returns unchanged (Eigen's derived(), which returns
-/// *this), if any.
-static const Argument *returnedParameter(const Function &F) {
+const Argument *returnedParameter(const Function &F) {
   if (F.isDeclaration())
     return nullptr;
   const Argument *Returned = nullptr;

@@ -62,6 +62,9 @@ std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT,
 std::optional<llvm::Type *>
 inferIntegerAccessBits(const llvm::Instruction &Access, llvm::Value *Ptr,
                        uint64_t Bytes);
+/// The parameter \p F returns unchanged (Eigen's derived(), which returns
+/// *this; std::move and std::forward at -O0), if any.
+const llvm::Argument *returnedParameter(const llvm::Function &F);
 /// Whether \p Ptr points only into objects made of floating-point data
 /// alone (locals by their declared types, parameters by the objects all
 /// callers pass): any integer access of them moves floating-point bits.

@@ -1,12 +1,17 @@
-// std::list, std::map and std::set local to the differentiated function.
+// std::list, std::map, std::set and std::unordered_map local to the
+// differentiated function.
 // Their node operations live in libstdc++'s shared library (_M_hook,
 // _M_reverse, _M_unhook, _M_transfer, _Rb_tree_increment / _decrement,
 // _Rb_tree_insert_and_rebalance, _Rb_tree_rebalance_for_erase): each is
 // made once more on the shadow nodes, which it relinks the same way
 // (JvpRules.cpp, isLinkStructureFunction). From -O1 a map's header, inlined
 // into f, points to itself; those stores no longer keep the map from a
-// shadow (Activity.cpp, onlyCalleesStorePointersInto). Before, compile
-// errors ("no derivative rule and its body is not visible").
+// shadow (Activity.cpp, onlyCalleesStorePointersInto). std::unordered_map
+// computes bucket counts in the library (inactive: integers), and at -O0
+// its operator[] keeps the key's address in a tuple five calls down, which
+// now gets a null shadow (Linearize.cpp, storesParameter, also through
+// std::move and std::forward). Before, compile errors ("no derivative rule
+// and its body is not visible").
 // RUN: %adcxx -std=c++17 -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -std=c++17 -O1 -fno-exceptions %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
@@ -15,6 +20,7 @@
 #include <list>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 static const int N = 6;
 
@@ -66,12 +72,30 @@ double set_loss(const double *x, int n) {
   return s;
 }
 
+// Keys 7i, key 14 erased, key 100 added (rehashing on the way); looked up
+// with find and at.
+double umap_loss(const double *x, int n) {
+  std::unordered_map<int, double> m;
+  for (int i = 0; i < n; i++)
+    m[7 * i] = x[i] * x[i];
+  m.erase(14);
+  m.emplace(100, x[1]);
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    auto it = m.find(7 * i);
+    if (it != m.end())
+      s += it->second * (i + 1);
+  }
+  return s + 3 * m.at(100);
+}
+
 int main() {
   double x[N] = {0.9, -0.4, 0.7, 1.3, -0.55, 0.35};
-  double dl[N] = {0}, dm[N] = {0}, ds[N] = {0};
+  double dl[N] = {0}, dm[N] = {0}, ds[N] = {0}, du[N] = {0};
   __ad_gradient_void(list_loss, x, dl, N);
   __ad_gradient_void(map_loss, x, dm, N);
   __ad_gradient_void(set_loss, x, ds, N);
+  __ad_gradient_void(umap_loss, x, du, N);
   const int ListWeight[N] = {3, 2, 4, 0, 5, 1}; // of x_i in the final list
   for (int i = 0; i < N; i++) {
     double t = x[i];
@@ -89,6 +113,9 @@ int main() {
       rank += x[j] * x[j] < t * t;
     ad_deriv(ad_fmt("set d/dx%d", i), ds[i], 2 * t * rank,
              AD_FD(x[i], set_loss(x, N)), AD_TOL_D);
+    want = (i == 2 ? 0 : 2 * t * (i + 1)) + (i == 1 ? 3 : 0);
+    ad_deriv(ad_fmt("unordered_map d/dx%d", i), du[i], want,
+             AD_FD(x[i], umap_loss(x, N)), AD_TOL_D);
   }
   return ad_finish();
 }
