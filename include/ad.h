@@ -84,10 +84,13 @@ void __ad_derivative_void(void *fn, ...) AD_MARKER;
  *   }
  *   AD_CUSTOM_JVP(f, f_jvp)
  *
- * f_jvp takes f's arguments, then one tangent per float/double parameter of
- * f (same types, same order), and returns the tangent of f's result. It must
- * be linear in the tangents (it may branch on and compute anything from the
- * primal arguments); ADPass checks that and reports the offending line. Both
+ * f_jvp takes f's arguments, then one tangent per float/double or pointer
+ * parameter of f (same types, same order), and returns the tangent of f's
+ * result. A pointer parameter's tangent points to the tangents of what it
+ * points to: f_jvp may read through it, nothing else (f's pointer
+ * parameters are inputs). It must be linear in the tangents (it may branch
+ * on and compute anything from the primal arguments); ADPass checks that
+ * and reports the offending line. Both
  * forward and reverse mode use it: the reverse rule is derived by
  * transposing f_jvp. Write the macro at file scope, after both functions are
  * declared, in every file whose derivatives call f.

@@ -7,6 +7,7 @@
 #include "Linearize.h"
 #include "PrepareSource.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -99,8 +100,51 @@ static void splitFusedMultiplyAdds(Function &J, ArrayRef<Value *> Tangents) {
     splitMultiplyAdd(*II);
 }
 
+/// Whether parameter \p P of f gets a tangent parameter in f_jvp: a
+/// float/double one its tangent, a pointer its shadow (through which f_jvp
+/// reads the tangents of what f reads through \p P).
+static bool hasCustomTangent(const Argument &P) {
+  return isDifferentiableType(P.getType()) || P.getType()->isPointerTy();
+}
+
+/// The addresses computed from the tangent pointers \p Shadows (shadows of
+/// pointer parameters), and the loads of tangents through them, into
+/// \p Loads. f_jvp may only read through them: anything else (a store,
+/// passing one to a function, a comparison) is reported through \p Bad.
+static SmallPtrSet<Value *, 16>
+tangentAddresses(ArrayRef<Value *> Shadows, SmallVectorImpl<LoadInst *> &Loads,
+                 const Instruction *&Bad) {
+  SmallPtrSet<Value *, 16> Addresses(Shadows.begin(), Shadows.end());
+  SmallVector<Value *, 8> Work(Shadows.begin(), Shadows.end());
+  while (!Work.empty()) {
+    Value *V = Work.pop_back_val();
+    for (User *U : V->users()) {
+      auto *I = cast<Instruction>(U);
+      if (isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
+          isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I)) {
+        if (auto *Sel = dyn_cast<SelectInst>(I);
+            Sel && Sel->getCondition() == V) {
+          Bad = I;
+          return Addresses;
+        }
+        if (Addresses.insert(I).second)
+          Work.push_back(I);
+        continue;
+      }
+      auto *LI = dyn_cast<LoadInst>(I);
+      if (!LI || LI->isVolatile() || !isDifferentiableType(LI->getType())) {
+        Bad = I;
+        return Addresses;
+      }
+      Loads.push_back(LI);
+    }
+  }
+  return Addresses;
+}
+
 /// Replaces the zero tangents of constant parameters by 0.0; a linear
-/// instruction left without linear operands is linear in zeros: zero.
+/// instruction left without linear operands is linear in zeros: zero. A
+/// linear load reads tangents from memory, not from its operand.
 static void foldZeroTangents(Function &J, ArrayRef<Instruction *> Zeros) {
   for (Instruction *Z : Zeros) {
     Z->replaceAllUsesWith(Constant::getNullValue(Z->getType()));
@@ -115,7 +159,7 @@ static void foldZeroTangents(Function &J, ArrayRef<Instruction *> Zeros) {
   while (Changed) {
     Changed = false;
     for (Instruction &I : make_early_inc_range(instructions(J))) {
-      if (!isLinear(&I) || I.getType()->isVoidTy() ||
+      if (!isLinear(&I) || I.getType()->isVoidTy() || isa<LoadInst>(I) ||
           (isa<InsertValueInst>(I) && I.hasOneUse() &&
            isa<ReturnInst>(*I.user_begin())))
         continue;
@@ -158,27 +202,22 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   Diagnostics &Diags = D.diags();
   std::string Names =
       "AD_CUSTOM_JVP(" + displayName(F) + ", " + displayName(UserJvp) + ")";
-  // f_jvp(x..., dx for each float/double parameter) -> tangent of f's result
+  // f_jvp(x..., dx for each float/double or pointer parameter) -> tangent
+  // of f's result
   SmallVector<Type *, 8> Want(F.getFunctionType()->params());
-  for (Argument &P : F.args()) {
-    if (P.getType()->isPointerTy()) {
-      Diags.errorAt(*CallSite, Names + ": custom derivatives of functions "
-                                       "with pointer parameters are not "
-                                       "supported yet");
-      return nullptr;
-    }
-    if (isDifferentiableType(P.getType()))
+  for (Argument &P : F.args())
+    if (hasCustomTangent(P))
       Want.push_back(P.getType());
-  }
   FunctionType *UT = UserJvp.getFunctionType();
   if (UT->isVarArg() || UT->params() != ArrayRef<Type *>(Want) ||
       UT->getReturnType() != F.getReturnType() ||
       !isDifferentiableType(F.getReturnType())) {
     Diags.errorAt(*CallSite,
                   Names + ": the JVP must take the function's parameters, "
-                          "then one tangent per float/double parameter (same "
-                          "types, same order), and return the tangent of its "
-                          "float/double result");
+                          "then one tangent per float/double or pointer "
+                          "parameter (same types, same order; a pointer's "
+                          "points to the tangents of what it points to), and "
+                          "return the tangent of its float/double result");
     return nullptr;
   }
   if (UserJvp.isDeclaration()) {
@@ -194,7 +233,7 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   // tangent from f_jvp's body, inlined.
   SmallVector<Type *, 8> Params(F.getFunctionType()->params());
   for (Argument &P : F.args())
-    if (A.isActive(P.getArgNo()))
+    if (A.hasDerivative(P.getArgNo()))
       Params.push_back(P.getType());
   Function *J = Function::Create(
       FunctionType::get(jvpReturnType(F.getReturnType()), Params, false),
@@ -202,18 +241,32 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   ValueToValueMapTy VMap;
   SmallVector<Argument *, 4> Tangents;
   SmallVector<Instruction *, 2> ZeroTangents;
+  // Shadows of pointer parameters; for a pointer without one (AD_CONST),
+  // a placeholder through which every read is a zero tangent.
+  SmallVector<Value *, 2> Shadows;
+  SmallVector<Instruction *, 2> NoShadows;
   unsigned NextTangent = F.arg_size(), SrcTangent = F.arg_size();
   for (Argument &P : F.args()) {
     VMap[Src->getArg(P.getArgNo())] = J->getArg(P.getArgNo());
     J->getArg(P.getArgNo())->setName(Src->getArg(P.getArgNo())->getName());
-    if (!isDifferentiableType(P.getType()))
+    if (!hasCustomTangent(P))
       continue;
     Argument *SrcT = Src->getArg(SrcTangent++);
-    if (A.isActive(P.getArgNo())) {
+    if (A.hasDerivative(P.getArgNo())) {
       Argument *T = J->getArg(NextTangent++);
       T->setName(SrcT->getName());
       VMap[SrcT] = T;
-      Tangents.push_back(T);
+      if (P.getType()->isPointerTy())
+        Shadows.push_back(T);
+      else
+        Tangents.push_back(T);
+    } else if (P.getType()->isPointerTy()) {
+      auto *None = new FreezeInst(
+          ConstantPointerNull::get(cast<PointerType>(P.getType())),
+          SrcT->getName() + ".none");
+      NoShadows.push_back(None);
+      Shadows.push_back(None);
+      VMap[SrcT] = None;
     } else {
       // A constant parameter's tangent is zero. A placeholder stands for it
       // until the rule is checked, so that the check sees the rule whole.
@@ -235,8 +288,34 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
 
   for (Instruction *Z : ZeroTangents)
     Z->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
+  for (Instruction *None : NoShadows)
+    None->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
+  // Tangents read through a pointer's shadow are tangents too; its
+  // addresses are not (they stay out of the linear marks, as the shadow
+  // addresses Linearize computes do).
+  SmallVector<LoadInst *, 8> TangentLoads;
+  const Instruction *BadUse = nullptr;
+  SmallPtrSet<Value *, 16> Addresses =
+      tangentAddresses(Shadows, TangentLoads, BadUse);
+  if (BadUse) {
+    Diags.errorAt(*BadUse, "the custom JVP '" + displayName(UserJvp) +
+                               "' of '" + displayName(F) +
+                               "' is not linear in its tangent arguments: it "
+                               "uses a tangent pointer other than to read "
+                               "tangents through it (a store through it, a "
+                               "comparison, passing it to a function)");
+    return nullptr;
+  }
   SmallVector<Value *, 4> Seeds(Tangents.begin(), Tangents.end());
   Seeds.append(ZeroTangents.begin(), ZeroTangents.end());
+  for (LoadInst *LI : TangentLoads) {
+    Seeds.push_back(LI);
+    // Through AD_CONST memory: a zero tangent.
+    if (llvm::any_of(NoShadows, [&](Instruction *None) {
+          return getUnderlyingObject(LI->getPointerOperand()) == None;
+        }))
+      ZeroTangents.push_back(LI);
+  }
   splitFusedMultiplyAdds(*J, Seeds);
   SmallPtrSet<Value *, 32> Dep = tangentDependent(*J, Seeds);
   for (Instruction &I : instructions(*J))
@@ -269,6 +348,16 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
     return nullptr;
   }
   foldZeroTangents(*J, ZeroTangents);
+  // The placeholders and the addresses computed from them, now unread.
+  for (bool Erased = true; Erased;) {
+    Erased = false;
+    for (Instruction &I : make_early_inc_range(instructions(*J)))
+      if (I.use_empty() && Addresses.contains(&I) &&
+          llvm::is_contained(NoShadows, getUnderlyingObject(&I))) {
+        I.eraseFromParent();
+        Erased = true;
+      }
+  }
   return J;
 }
 

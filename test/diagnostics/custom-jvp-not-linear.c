@@ -40,9 +40,32 @@ double f5(double x, double y);
 double f5_jvp(double x, double dx) { return dx; } // wrong signature
 AD_CUSTOM_JVP(f5, f5_jvp)
 
+// Through a pointer parameter's tangent pointer, f_jvp may only read.
+double f6(const double *a);
+void consume(const double *p);
+double f6_jvp(const double *a, const double *da) {
+  // CHECK-DAG: custom-jvp-not-linear.c:[[@LINE+1]]:{{[0-9]+}}: error: the custom JVP 'f6_jvp' of 'f6' is not linear in its tangent arguments: it uses a tangent pointer other than to read tangents through it (a store through it, a comparison, passing it to a function)
+  consume(da);
+  return a[0] * da[0];
+}
+AD_CUSTOM_JVP(f6, f6_jvp)
+
+double f7(const double *a);
+double f7_jvp(const double *a, const double *da) {
+  // CHECK-DAG: custom-jvp-not-linear.c:[[@LINE+1]]:{{[0-9]+}}: error: the custom JVP 'f7_jvp' of 'f7' is not linear in its tangent arguments: it multiplies two tangents
+  return a[0] * da[0] * da[1];
+}
+AD_CUSTOM_JVP(f7, f7_jvp)
+
 double use(double x) {
   return __ad_gradient(f1, x) + __ad_gradient(f2, x) + __ad_gradient(f3, x) +
          __ad_gradient(f4, x) +
-  // CHECK-DAG: custom-jvp-not-linear.c:[[@LINE+1]]:10: error: AD_CUSTOM_JVP(f5, f5_jvp): the JVP must take the function's parameters, then one tangent per float/double parameter (same types, same order), and return the tangent of its float/double result
+  // CHECK-DAG: custom-jvp-not-linear.c:[[@LINE+1]]:10: error: AD_CUSTOM_JVP(f5, f5_jvp): the JVP must take the function's parameters, then one tangent per float/double or pointer parameter (same types, same order; a pointer's points to the tangents of what it points to), and return the tangent of its float/double result
          __ad_gradient(f5, x, AD_CONST, x);
+}
+
+double use_pointers(double *a, double *da) {
+  __ad_gradient_void(f6, a, da);
+  __ad_gradient_void(f7, a, da);
+  return 0;
 }
