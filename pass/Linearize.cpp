@@ -333,13 +333,14 @@ Function *Linearizer::run() {
 
 /// Markers about memory that neither read nor change its values: a C++
 /// function-local static's guarded initialisation marks the variable
-/// invariant from -O1.
+/// invariant from -O1; Eigen's matrix product kernel prefetches.
 static bool isMemoryMarker(const Instruction &I) {
   if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
     return true;
   auto *II = dyn_cast<IntrinsicInst>(&I);
   return II && (II->getIntrinsicID() == Intrinsic::invariant_start ||
-                II->getIntrinsicID() == Intrinsic::invariant_end);
+                II->getIntrinsicID() == Intrinsic::invariant_end ||
+                II->getIntrinsicID() == Intrinsic::prefetch);
 }
 
 void Linearizer::linearizeInstruction(Instruction &I) {
