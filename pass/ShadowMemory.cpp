@@ -689,9 +689,10 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     if (auto *Computed = dyn_cast<Instruction>(Arg); !T && Computed) {
       SmallPtrSet<Type *, 4> Accessed;
       bool SawUnion = false;
+      // Only integers seen there say nothing of the bytes not read.
       if (!collectAccessTypes(const_cast<Instruction *>(Computed), Accessed,
                               &SawUnion) ||
-          SawUnion)
+          SawUnion || Accessed.empty())
         return false;
       for (Type *K : Accessed)
         Found.insert(K->isFloatingPointTy()
@@ -797,10 +798,16 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
   if (!Typed)
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
-  if (!Typed)
+  if (!Typed) {
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectAccessTypes(Side, Types, &SawUnion, MT.getLength(),
                                   /*AcrossModule=*/true);
+    if (SawUnion) {
+      if (Why)
+        *Why = UntypedCopy::Union;
+      return std::nullopt;
+    }
+  }
   if (!Typed)
     Typed = collectTbaaStructKinds(MT, Types);
   // Pointer data of any shape (a pointer, an iterator holding one) is
