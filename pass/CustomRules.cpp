@@ -310,11 +310,23 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   Seeds.append(ZeroTangents.begin(), ZeroTangents.end());
   for (LoadInst *LI : TangentLoads) {
     Seeds.push_back(LI);
-    // Through AD_CONST memory: a zero tangent.
-    if (llvm::any_of(NoShadows, [&](Instruction *None) {
-          return getUnderlyingObject(LI->getPointerOperand()) == None;
-        }))
+    // Through AD_CONST memory: a zero tangent. A choice between that and
+    // a shadow would read through null on one side.
+    SmallVector<const Value *, 4> Objects;
+    getUnderlyingObjects(LI->getPointerOperand(), Objects);
+    unsigned Placeholders = llvm::count_if(Objects, [&](const Value *O) {
+      return llvm::is_contained(NoShadows, O);
+    });
+    if (Placeholders == Objects.size()) {
       ZeroTangents.push_back(LI);
+    } else if (Placeholders) {
+      Diags.errorAt(*LI, "the custom JVP '" + displayName(UserJvp) + "' of '" +
+                             displayName(F) +
+                             "' reads tangents through a choice between a "
+                             "pointer passed without derivatives (AD_CONST) "
+                             "and one passed with them: not supported");
+      return nullptr;
+    }
   }
   splitFusedMultiplyAdds(*J, Seeds);
   SmallPtrSet<Value *, 32> Dep = tangentDependent(*J, Seeds);

@@ -57,6 +57,19 @@ double f7_jvp(const double *a, const double *da) {
 }
 AD_CUSTOM_JVP(f7, f7_jvp)
 
+// A choice between the tangents of an array passed with derivatives and
+// those of a constant table (which have none: no memory to read them from).
+double f8(const double *a, const double *b, int k);
+double f8_jvp(const double *a, const double *b, int k, const double *da,
+              const double *db) {
+  const double *t = k ? da : db;
+  // CHECK-DAG: custom-jvp-not-linear.c:[[@LINE+1]]:{{[0-9]+}}: error: the custom JVP 'f8_jvp' of 'f8' reads tangents through a choice between a pointer passed without derivatives (AD_CONST) and one passed with them: not supported
+  return t[0];
+}
+AD_CUSTOM_JVP(f8, f8_jvp)
+static const double Table[2] = {1, 2};
+double g8(const double *a, int k) { return f8(a, Table, k); }
+
 double use(double x) {
   return __ad_gradient(f1, x) + __ad_gradient(f2, x) + __ad_gradient(f3, x) +
          __ad_gradient(f4, x) +
@@ -67,5 +80,6 @@ double use(double x) {
 double use_pointers(double *a, double *da) {
   __ad_gradient_void(f6, a, da);
   __ad_gradient_void(f7, a, da);
+  __ad_gradient_void(g8, a, da, 1);
   return 0;
 }
