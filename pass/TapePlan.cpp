@@ -424,10 +424,18 @@ bool Unzipper::planTape() {
   for (AllocaInst *AI : Shadows) {
     uint64_t Align = AI->getAlign().value();
     if (Align > 16) {
-      D.diags().errorAt(*AI, "cannot differentiate through a local "
-                             "variable aligned to more than 16 bytes (not "
-                             "supported yet)");
-      return false;
+      // _Alignas(32) or AVX-512 vectors: more than the tape (16-byte
+      // records on the run-time tape) promises. The field is a byte array
+      // with room to round its address up; f.fwd does so (Unzip.cpp), and
+      // f.lin reads the rounded address like any residual.
+      Type *T = AI->getAllocatedType();
+      uint64_t Bytes = DL.getTypeAllocSize(T);
+      if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()))
+        Bytes *= N->getZExtValue();
+      Layout.ShadowAllocas[AI] = Layout.addStatic(
+          ArrayType::get(Type::getInt8Ty(Ctx), Bytes + Align - 1));
+      Layout.OverAlignedShadows[AI] = AI->getAlign();
+      continue;
     }
     if (Align > 8 && !Marked) {
       Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
