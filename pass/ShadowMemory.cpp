@@ -10,8 +10,10 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/IR/PatternMatch.h"
 
 using namespace llvm;
+using namespace llvm::PatternMatch;
 
 namespace ad {
 
@@ -612,6 +614,79 @@ static Type *steppedElementType(const Value *V) {
   return Conflict ? nullptr : Elem;
 }
 
+/// The struct type and field of \p Field when it is the address of a field,
+/// in unoptimised code's own form: getelementptr %S, ptr %p, 0, K.
+static std::optional<std::pair<StructType *, uint64_t>>
+fieldOf(const Value *Field) {
+  auto *GEP = dyn_cast<GetElementPtrInst>(Field);
+  auto *S = GEP ? dyn_cast<StructType>(GEP->getSourceElementType()) : nullptr;
+  if (!S || GEP->getNumIndices() != 2 || !match(GEP->getOperand(1), m_Zero()))
+    return std::nullopt;
+  auto *K = dyn_cast<ConstantInt>(GEP->getOperand(2));
+  if (!K)
+    return std::nullopt;
+  return std::make_pair(S, K->getZExtValue());
+}
+
+/// At -O0, what the pointer field that \p V is loaded from (directly, or
+/// returned by an accessor such as a C++ iterator's operator*) points to:
+/// the element type the module's code steps pointers loaded from that
+/// field of that struct type by (operator+ of the iterator, a one-index
+/// GEP over the element). std::sort's heap and insertion steps at -O0 copy
+/// elements between the references operator* returns.
+static Type *fieldElementType(const Value *V) {
+  // Linearized already: the primal half of the accessor's JVP.
+  if (auto *EV = dyn_cast<ExtractValueInst>(V);
+      EV && EV->getNumIndices() == 1 && EV->getIndices()[0] == 0 &&
+      isa<CallBase>(EV->getAggregateOperand()))
+    V = EV->getAggregateOperand();
+  if (auto *CB = dyn_cast<CallBase>(V)) {
+    const Function *Callee = CB->getCalledFunction();
+    if (Callee)
+      if (auto Info = getDerivedInfo(*Callee))
+        Callee = Info->Primal;
+    if (!Callee || Callee->isDeclaration())
+      return nullptr;
+    const Value *Returned = nullptr;
+    for (const BasicBlock &BB : *Callee)
+      if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator())) {
+        if (!Ret->getReturnValue() ||
+            (Returned && Returned != Ret->getReturnValue()))
+          return nullptr;
+        Returned = Ret->getReturnValue();
+      }
+    V = Returned;
+  }
+  auto *LI = dyn_cast_or_null<LoadInst>(V);
+  auto Field = LI ? fieldOf(LI->getPointerOperand()) : std::nullopt;
+  if (!Field)
+    return nullptr;
+  Type *Elem = nullptr;
+  for (const Function &F : *LI->getModule())
+    for (const Instruction &I : instructions(F)) {
+      if (fieldOf(&I) != Field)
+        continue;
+      for (const User *U : I.users()) {
+        auto *Load = dyn_cast<LoadInst>(U);
+        if (!Load || !Load->getType()->isPointerTy())
+          continue;
+        for (const User *Step : Load->users()) {
+          auto *GEP = dyn_cast<GetElementPtrInst>(Step);
+          if (!GEP || GEP->getNumIndices() != 1 ||
+              GEP->getPointerOperand() != Load)
+            continue;
+          Type *T = GEP->getSourceElementType();
+          if (!T->isSized() || T->isIntegerTy(8))
+            continue;
+          if (Elem && Elem != T)
+            return nullptr;
+          Elem = T;
+        }
+      }
+    }
+  return Elem;
+}
+
 /// How many calls up collectPassedObjectTypes follows a parameter. A
 /// value std::map::insert is given reaches the copy that constructs its
 /// node seven calls down at -O0 (_M_emplace_unique, _Auto_node,
@@ -808,6 +883,17 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
       return std::nullopt;
     }
   }
+  if (!Typed)
+    for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
+      if (Type *Elem = fieldElementType(Side)) {
+        auto *Len = dyn_cast<ConstantInt>(MT.getLength());
+        const DataLayout &DL = MT.getDataLayout();
+        if (Len && Len->getZExtValue() <= DL.getTypeAllocSize(Elem))
+          collectCopiedKindsIn(Elem, 0, Len->getZExtValue(), DL, Types);
+        else
+          collectCopiedKinds(Elem, Types);
+        Typed = true;
+      }
   if (!Typed)
     Typed = collectTbaaStructKinds(MT, Types);
   // Pointer data of any shape (a pointer, an iterator holding one) is
