@@ -615,8 +615,6 @@ void Linearizer::giveUpOnTarget(CallBase &CB, Function &Target, StringRef Why) {
   constantResult(CB); // the primal call stays, never reached
 }
 
-/// A call that stays primal code: its result carries no derivative, though
-/// the activity analysis saw active arguments go in.
 void Linearizer::linearizeRelinkingCall(CallBase &CB) {
   // The shadow nodes mirror the primal ones (each allocated with its node,
   // each link stored with its shadow): relinking them the same way keeps
@@ -653,6 +651,8 @@ void Linearizer::linearizeRelinkingCall(CallBase &CB) {
   }
 }
 
+/// A call that stays primal code: its result carries no derivative, though
+/// the activity analysis saw active arguments go in.
 void Linearizer::constantResult(CallBase &CB) {
   if (isShadowed(&CB))
     Shadow[&CB] = Constant::getNullValue(CB.getType());
