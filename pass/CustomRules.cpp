@@ -13,6 +13,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
@@ -122,11 +123,6 @@ tangentAddresses(ArrayRef<Value *> Shadows, SmallVectorImpl<LoadInst *> &Loads,
       auto *I = cast<Instruction>(U);
       if (isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
           isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I)) {
-        if (auto *Sel = dyn_cast<SelectInst>(I);
-            Sel && Sel->getCondition() == V) {
-          Bad = I;
-          return Addresses;
-        }
         if (Addresses.insert(I).second)
           Work.push_back(I);
         continue;
@@ -202,6 +198,9 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   Diagnostics &Diags = D.diags();
   std::string Names =
       "AD_CUSTOM_JVP(" + displayName(F) + ", " + displayName(UserJvp) + ")";
+  // How the errors about the rule's body name it.
+  std::string Rule = "the custom JVP '" + displayName(UserJvp) + "' of '" +
+                     displayName(F) + "'";
   // f_jvp(x..., dx for each float/double or pointer parameter) -> tangent
   // of f's result
   SmallVector<Type *, 8> Want(F.getFunctionType()->params());
@@ -298,12 +297,11 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   SmallPtrSet<Value *, 16> Addresses =
       tangentAddresses(Shadows, TangentLoads, BadUse);
   if (BadUse) {
-    Diags.errorAt(*BadUse, "the custom JVP '" + displayName(UserJvp) +
-                               "' of '" + displayName(F) +
-                               "' is not linear in its tangent arguments: it "
-                               "uses a tangent pointer other than to read "
-                               "tangents through it (a store through it, a "
-                               "comparison, passing it to a function)");
+    Diags.errorAt(*BadUse, Rule + " is not linear in its tangent arguments: "
+                                  "it uses a tangent pointer other than to "
+                                  "read tangents through it (a store through "
+                                  "it, a comparison, passing it to a "
+                                  "function)");
     return nullptr;
   }
   SmallVector<Value *, 4> Seeds(Tangents.begin(), Tangents.end());
@@ -320,11 +318,9 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
     if (Placeholders == Objects.size()) {
       ZeroTangents.push_back(LI);
     } else if (Placeholders) {
-      Diags.errorAt(*LI, "the custom JVP '" + displayName(UserJvp) + "' of '" +
-                             displayName(F) +
-                             "' reads tangents through a choice between a "
-                             "pointer passed without derivatives (AD_CONST) "
-                             "and one passed with them: not supported");
+      Diags.errorAt(*LI, Rule + " reads tangents through a choice between a "
+                                "pointer passed without derivatives (AD_CONST) "
+                                "and one passed with them: not supported");
       return nullptr;
     }
   }
@@ -348,10 +344,7 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   std::string Reason;
   const Instruction *Bad = nullptr;
   if (!verifyLinearFunction(*J, Reason, &Bad)) {
-    std::string Msg = "the custom JVP '" + displayName(UserJvp) + "' of '" +
-                      displayName(F) +
-                      "' is not linear in its tangent "
-                      "arguments: " +
+    std::string Msg = Rule + " is not linear in its tangent arguments: " +
                       explainNonLinearity(Reason, Bad);
     if (Bad)
       Diags.errorAt(*Bad, Msg);
@@ -361,15 +354,12 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   }
   foldZeroTangents(*J, ZeroTangents);
   // The placeholders and the addresses computed from them, now unread.
-  for (bool Erased = true; Erased;) {
-    Erased = false;
-    for (Instruction &I : make_early_inc_range(instructions(*J)))
-      if (I.use_empty() && Addresses.contains(&I) &&
-          llvm::is_contained(NoShadows, getUnderlyingObject(&I))) {
-        I.eraseFromParent();
-        Erased = true;
-      }
-  }
+  SmallVector<WeakTrackingVH, 8> Unread;
+  for (Value *V : Addresses)
+    if (auto *I = dyn_cast<Instruction>(V);
+        I && llvm::is_contained(NoShadows, getUnderlyingObject(I)))
+      Unread.push_back(I);
+  RecursivelyDeleteTriviallyDeadInstructionsPermissive(Unread);
   return J;
 }
 
