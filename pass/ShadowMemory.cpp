@@ -574,44 +574,52 @@ static const Function &callersFunctionOf(const Argument &A) {
   return *F;
 }
 
+/// The element type \p Step advances a pointer by, when it is pointer
+/// arithmetic on one (++p or p + n of a T *: a one-index GEP over T). Byte
+/// steps (i8) say nothing of what is there.
+static Type *stepElementType(const Value *Step) {
+  auto *GEP = dyn_cast<GetElementPtrInst>(Step);
+  if (!GEP || GEP->getNumIndices() != 1)
+    return nullptr;
+  Type *T = GEP->getSourceElementType();
+  return T->isSized() && !T->isIntegerTy(8) ? T : nullptr;
+}
+
+/// Records \p T, an element type a pointer is stepped by, in \p Elem;
+/// false when another was recorded before (then nothing is known).
+static bool noteStep(Type *T, Type *&Elem) {
+  if (Elem && T && Elem != T)
+    return false;
+  if (T)
+    Elem = T;
+  return true;
+}
+
 /// The element type of the array that \p V walks when it is a cursor: a
-/// pointer loaded from a local that the code steps with one-index GEPs over
-/// one type (++p of a T * at -O0, std::__relocate_a_1's loop), or a PHI so
-/// stepped. Byte steps (i8) say nothing of what is there.
+/// pointer loaded from a local that the code steps by one type (++p of a
+/// T * at -O0, std::__relocate_a_1's loop), or a PHI so stepped.
 static Type *steppedElementType(const Value *V) {
   Type *Elem = nullptr;
-  bool Conflict = false;
-  auto NoteStep = [&](const Value *Step, const Value *Base,
-                      function_ref<bool(const Value *)> IsCursor) {
-    auto *GEP = dyn_cast<GetElementPtrInst>(Step);
-    if (!GEP || GEP->getNumIndices() != 1 || GEP->getPointerOperand() != Base)
-      return;
-    if (!IsCursor(Base))
-      return;
-    Type *T = GEP->getSourceElementType();
-    if (!T->isSized() || T->isIntegerTy(8))
-      return;
-    Conflict |= Elem && Elem != T;
-    Elem = T;
-  };
   if (auto *LI = dyn_cast<LoadInst>(V)) {
     auto *Slot = dyn_cast<AllocaInst>(LI->getPointerOperand());
     if (!Slot)
       return nullptr;
-    auto LoadsSlot = [&](const Value *P) {
-      auto *L = dyn_cast<LoadInst>(P);
-      return L && L->getPointerOperand() == Slot;
-    };
     for (const User *U : Slot->users())
       if (auto *SI = dyn_cast<StoreInst>(U);
           SI && SI->getPointerOperand() == Slot)
         if (auto *GEP = dyn_cast<GetElementPtrInst>(SI->getValueOperand()))
-          NoteStep(GEP, GEP->getPointerOperand(), LoadsSlot);
+          if (auto *Base = dyn_cast<LoadInst>(GEP->getPointerOperand());
+              Base && Base->getPointerOperand() == Slot &&
+              !noteStep(stepElementType(GEP), Elem))
+            return nullptr;
   } else if (auto *Phi = dyn_cast<PHINode>(V)) {
     for (const Value *In : Phi->incoming_values())
-      NoteStep(In, Phi, [&](const Value *P) { return P == Phi; });
+      if (auto *GEP = dyn_cast<GetElementPtrInst>(In);
+          GEP && GEP->getPointerOperand() == Phi &&
+          !noteStep(stepElementType(GEP), Elem))
+        return nullptr;
   }
-  return Conflict ? nullptr : Elem;
+  return Elem;
 }
 
 /// The struct type and field of \p Field when it is the address of a field,
@@ -670,21 +678,24 @@ static Type *fieldElementType(const Value *V) {
         auto *Load = dyn_cast<LoadInst>(U);
         if (!Load || !Load->getType()->isPointerTy())
           continue;
-        for (const User *Step : Load->users()) {
-          auto *GEP = dyn_cast<GetElementPtrInst>(Step);
-          if (!GEP || GEP->getNumIndices() != 1 ||
-              GEP->getPointerOperand() != Load)
-            continue;
-          Type *T = GEP->getSourceElementType();
-          if (!T->isSized() || T->isIntegerTy(8))
-            continue;
-          if (Elem && Elem != T)
+        for (const User *Step : Load->users())
+          if (auto *GEP = dyn_cast<GetElementPtrInst>(Step);
+              GEP && GEP->getPointerOperand() == Load &&
+              !noteStep(stepElementType(GEP), Elem))
             return nullptr;
-          Elem = T;
-        }
       }
     }
   return Elem;
+}
+
+/// Adds \p Kinds to \p Found as collectPassedObjectTypes reports them:
+/// data holding pointers as one kind, ptr (a member's type may be its
+/// class's ".base" variant, another IR name for the same class).
+static void insertPassedKinds(const SmallPtrSetImpl<Type *> &Kinds,
+                              SmallPtrSetImpl<Type *> &Found,
+                              LLVMContext &Ctx) {
+  for (Type *K : Kinds)
+    Found.insert(K->isFloatingPointTy() ? K : PointerType::getUnqual(Ctx));
 }
 
 /// How many calls up collectPassedObjectTypes follows a parameter. A
@@ -769,10 +780,7 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
                               &SawUnion) ||
           SawUnion || Accessed.empty())
         return false;
-      for (Type *K : Accessed)
-        Found.insert(K->isFloatingPointTy()
-                         ? K
-                         : PointerType::getUnqual(F.getContext()));
+      insertPassedKinds(Accessed, Found, F.getContext());
       continue;
     }
     // A base-class subobject is copied without its tail padding, which a
@@ -786,9 +794,7 @@ static bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     SmallPtrSet<Type *, 4> Kinds;
     collectCopiedKindsIn(T, 0, Bytes ? *Bytes : DL.getTypeAllocSize(T), DL,
                          Kinds);
-    for (Type *K : Kinds)
-      Found.insert(
-          K->isFloatingPointTy() ? K : PointerType::getUnqual(F.getContext()));
+    insertPassedKinds(Kinds, Found, F.getContext());
   }
   return SawCaller;
 }
