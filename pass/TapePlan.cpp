@@ -423,27 +423,22 @@ bool Unzipper::planTape() {
   bool Marked = false;
   for (AllocaInst *AI : Shadows) {
     uint64_t Align = AI->getAlign().value();
-    if (Align > 16) {
-      // _Alignas(32) or AVX-512 vectors: more than the tape (16-byte
-      // records on the run-time tape) promises. The field is a byte array
-      // with room to round its address up; f.fwd does so (Unzip.cpp), and
-      // f.lin reads the rounded address like any residual.
-      Type *T = AI->getAllocatedType();
-      uint64_t Bytes = DL.getTypeAllocSize(T);
-      if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()))
-        Bytes *= N->getZExtValue();
-      Layout.ShadowAllocas[AI] = Layout.addStatic(
-          ArrayType::get(Type::getInt8Ty(Ctx), Bytes + Align - 1));
-      Layout.OverAlignedShadows[AI] = AI->getAlign();
+    Type *T = AI->getAllocatedType();
+    if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
+      T = ArrayType::get(T, N->getZExtValue());
+    if (isAlignedBeyondTape(*AI)) {
+      // _Alignas(32) or AVX-512 vectors: more than the tape promises. The
+      // field is a byte array with room to round its address up; f.fwd
+      // does so (Unzip.cpp), and f.lin reads the rounded address like any
+      // residual.
+      Layout.ShadowAllocas[AI] = Layout.addStatic(ArrayType::get(
+          Type::getInt8Ty(Ctx), DL.getTypeAllocSize(T) + Align - 1));
       continue;
     }
     if (Align > 8 && !Marked) {
       Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
       Marked = true;
     }
-    Type *T = AI->getAllocatedType();
-    if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
-      T = ArrayType::get(T, N->getZExtValue());
     // Where the field would start: after the last one (not at the
     // struct's size, which is rounded up to its alignment, 16 once the
     // marker is in), at T's own alignment. Padding only when that is

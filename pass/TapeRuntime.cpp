@@ -29,7 +29,7 @@ static FunctionCallee tapeFunction(Module &M, TapeOp Op) {
   if (auto *F = dyn_cast<Function>(FC.getCallee())) {
     // Not willreturn: they abort (with a message) when memory runs out.
     F->setDoesNotThrow();
-    F->addRetAttr(Attribute::getWithAlignment(Ctx, Align(16)));
+    F->addRetAttr(Attribute::getWithAlignment(Ctx, Align(TapeAlignment)));
     // Never noalias: a pushed record looks like an allocation nobody reads,
     // and DSE would delete the stores that f.rev reads back through pop.
   }

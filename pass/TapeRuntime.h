@@ -17,6 +17,16 @@
 
 namespace ad {
 
+/// The alignment of tapes and run-time tape records (AD_TAPE_ALIGN in
+/// include/ad_runtime.h).
+inline constexpr uint64_t TapeAlignment = 16;
+
+/// Whether local \p AI is aligned beyond what the tape promises its fields:
+/// its shadow's field is then rounded up at run time (TapePlan, Unzip).
+inline bool isAlignedBeyondTape(const llvm::AllocaInst &AI) {
+  return AI.getAlign().value() > TapeAlignment;
+}
+
 enum class TapeOp { Push, Read, Pop };
 
 /// Emits the runtime call for \p Op on a record of type \p RecordTy and

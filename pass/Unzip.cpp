@@ -186,10 +186,9 @@ void Unzipper::buildFwd(Function *Fwd) {
     auto *FwdAI = cast<AllocaInst>(FwdValue(AI));
     IRBuilder<> B(FwdAI);
     Value *InTape = staticField(B, TapePtr, Field);
-    if (auto It = Layout.OverAlignedShadows.find(AI);
-        It != Layout.OverAlignedShadows.end()) {
-      // Rounded up to the local's alignment within its field.
-      uint64_t A = It->second.value();
+    if (isAlignedBeyondTape(*AI)) {
+      // Rounded up to the local's alignment within its field (TapePlan).
+      uint64_t A = AI->getAlign().value();
       Type *IntPtr = Fwd->getDataLayout().getIntPtrType(InTape->getType());
       Value *Past = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), InTape, A - 1);
       InTape =

@@ -98,9 +98,6 @@ struct TapeLayout {
   SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
   MapVector<BasicBlock *, BlockRecord> Records;
   MapVector<AllocaInst *, unsigned> ShadowAllocas; ///< -> static field
-  /// Locals aligned beyond the tape's 16 bytes: their field has room to
-  /// align the shadow at run time, to this.
-  DenseMap<AllocaInst *, Align> OverAlignedShadows;
   MapVector<Loop *, ArrayLoop> ArrayLoops;
   /// Where block X keeps (base, count) of the array loop it enters (as the
   /// preheader) or leaves (as the exit block).
