@@ -574,12 +574,12 @@ static const Function &callersFunctionOf(const Argument &A) {
   return *F;
 }
 
-/// The element type \p Step advances a pointer by, when it is pointer
-/// arithmetic on one (++p or p + n of a T *: a one-index GEP over T). Byte
-/// steps (i8) say nothing of what is there.
-static Type *stepElementType(const Value *Step) {
+/// The element type \p Step advances pointer \p Base by, when it is
+/// pointer arithmetic on it (++p or p + n of a T *: a one-index GEP over
+/// T). Byte steps (i8) say nothing of what is there.
+static Type *stepElementType(const Value *Step, const Value *Base) {
   auto *GEP = dyn_cast<GetElementPtrInst>(Step);
-  if (!GEP || GEP->getNumIndices() != 1)
+  if (!GEP || GEP->getNumIndices() != 1 || GEP->getPointerOperand() != Base)
     return nullptr;
   Type *T = GEP->getSourceElementType();
   return T->isSized() && !T->isIntegerTy(8) ? T : nullptr;
@@ -610,13 +610,11 @@ static Type *steppedElementType(const Value *V) {
         if (auto *GEP = dyn_cast<GetElementPtrInst>(SI->getValueOperand()))
           if (auto *Base = dyn_cast<LoadInst>(GEP->getPointerOperand());
               Base && Base->getPointerOperand() == Slot &&
-              !noteStep(stepElementType(GEP), Elem))
+              !noteStep(stepElementType(GEP, Base), Elem))
             return nullptr;
   } else if (auto *Phi = dyn_cast<PHINode>(V)) {
     for (const Value *In : Phi->incoming_values())
-      if (auto *GEP = dyn_cast<GetElementPtrInst>(In);
-          GEP && GEP->getPointerOperand() == Phi &&
-          !noteStep(stepElementType(GEP), Elem))
+      if (!noteStep(stepElementType(In, Phi), Elem))
         return nullptr;
   }
   return Elem;
@@ -679,9 +677,7 @@ static Type *fieldElementType(const Value *V) {
         if (!Load || !Load->getType()->isPointerTy())
           continue;
         for (const User *Step : Load->users())
-          if (auto *GEP = dyn_cast<GetElementPtrInst>(Step);
-              GEP && GEP->getPointerOperand() == Load &&
-              !noteStep(stepElementType(GEP), Elem))
+          if (!noteStep(stepElementType(Step, Load), Elem))
             return nullptr;
       }
     }
