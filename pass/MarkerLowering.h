@@ -66,7 +66,8 @@ std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags,
                                     const CustomRules &Rules);
 
 /// Replaces every marker of \p M by derivative code. Markers that cannot be
-/// lowered are reported and removed, so no invalid IR is left behind.
+/// lowered are reported and removed, so no invalid IR is left behind (the
+/// pass verifies what it emits after this returns: Passes.cpp).
 /// Returns the functions that held markers (now calls of derived code);
 /// empty when \p M had none and nothing changed.
 llvm::SmallSetVector<llvm::Function *, 8> lowerMarkers(llvm::Module &M,

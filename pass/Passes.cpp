@@ -3,6 +3,7 @@
 #include "CustomRules.h"
 #include "DerivedFunctions.h"
 #include "Differentiator.h"
+#include "InstructionLayout.h"
 #include "LinearityVerifier.h"
 #include "MarkerLowering.h"
 #include "OutlineLongBlocks.h"
@@ -114,6 +115,22 @@ static void keepCallChainsOutOfLine(Module &M) {
   }
 }
 
+/// At -O0 the derived functions go to code generation as the stages leave
+/// them. Those whose bodies the stages edited in place (f.jvp takes
+/// f.ad.src's, f.fwd f.jvp's) are laid out in memory in list order; f.rev,
+/// built instruction by instruction, already is. Called on the main thread
+/// (InstructionLayout.h).
+static void layOutEditedBodies(Module &M, Differentiator &D) {
+  for (Function &F : M) {
+    std::optional<DerivedInfo> Info = getDerivedInfo(F);
+    if (F.isDeclaration() || !Info ||
+        (Info->Kind != DerivedKind::Jvp && Info->Kind != DerivedKind::Fwd))
+      continue;
+    D.forgetAnalyses(F);
+    layOutInListOrder(F);
+  }
+}
+
 PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Diagnostics Diags(M.getContext());
   Differentiator D(M, MAM, Diags, Level != OptimizationLevel::O0);
@@ -123,6 +140,10 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   runOnLargeStack(M.getContext(), [&] { Callers = lowerMarkers(M, D); });
   if (Callers.empty())
     return PreservedAnalyses::all();
+  if (Level == OptimizationLevel::O0)
+    layOutEditedBodies(M, D);
+  // After the layout, which halves the verifier's time on long functions.
+  D.verifyEmitted(Callers.getArrayRef());
   if (PB && Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
     // Differentiate optimised code, then optimise the derivative (DESIGN §5):
     // OptimizerEarly comes after the inliner, so run it once more. Derived

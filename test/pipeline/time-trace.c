@@ -1,9 +1,10 @@
 // clang -ftime-trace shows ADPass's stages, one event per stage and
-// function, although they run on the pass's own thread (Passes.cpp), whose
-// profiler is handed back to clang's when the work is done. Granularity 0:
-// these functions are built in microseconds.
+// function, although most run on the pass's own thread (Passes.cpp), whose
+// profiler is handed back to clang's when the work is done; the layout and
+// the final verification run on clang's thread. Granularity 0 on both
+// threads: these functions are built in microseconds.
 // clang-format off
-// RUN: %adcc -O0 -c %s -o %t.o -ftime-trace=%t.json -mllvm -ad-time-trace-granularity=0
+// RUN: %adcc -O0 -c %s -o %t.o -ftime-trace=%t.json -ftime-trace-granularity=0 -mllvm -ad-time-trace-granularity=0
 // RUN: %python -c "import json, sys; print('\n'.join(e['name'] + ' ' + e['args']['detail'] for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('ph') == 'X' and e['name'].startswith('ADPass')))" %t.json | FileCheck %s
 // Without -ftime-trace nothing is written and nothing changes.
 // RUN: %adcc -O0 -S -emit-llvm %s -o %t.plain.ll
@@ -20,6 +21,7 @@
 // CHECK-DAG: ADPass unzip f.jvp
 // CHECK-DAG: ADPass verify linearity f.lin
 // CHECK-DAG: ADPass transpose f.lin
+// CHECK-DAG: ADPass lay out f.fwd
 // CHECK-DAG: ADPass verify f.fwd
 // CHECK-DAG: ADPass verify f.rev
 // CHECK-DAG: ADPass verify g
