@@ -3,6 +3,7 @@
 #include "Activity.h"
 #include "DerivedFunctions.h"
 #include "Diagnostics.h"
+#include "ForwardLoads.h"
 #include "LibmOutputs.h"
 #include "ShadowMemory.h"
 
@@ -363,6 +364,8 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   // counts iterations of.
   FPM.addPass(LoopSimplifyPass());
   FPM.run(*Src, FAM);
+  // After SimplifyCFG has merged straight-line blocks (ForwardLoads.h).
+  forwardLoadsInBlocks(*Src);
   FAM.clear(*Src, Src->getName());
   if (!Optimize)
     splitFMulAddAsBackendWould(*Src);

@@ -18,6 +18,13 @@
 // smaller f.fwd to compile: on the compile-time benchmark's straight-line
 // code (bench/README.md) f.fwd has 4x fewer loads and a third fewer stores.
 //
+// At every level, loads of values the same block already has are then
+// forwarded (ForwardLoads.h), without alias analysis and in one walk: at
+// -O0 nothing else removes them, and GVN's scans stop after 100
+// instructions. On the 30,000-statement straight-line function of the
+// compile-time benchmark at -O0, f.fwd then reads memory 45 times instead
+// of 87,000 and tapes 20,000 values instead of 60,000.
+//
 // At -O0 on x86 without FMA, llvm.fmuladd in the copy becomes fmul + fadd,
 // as the backend would lower it: FastISel cannot select fmuladd, and f.fwd
 // full of them compiled three times slower than the same code split.

@@ -1,0 +1,86 @@
+// The copy of f that is differentiated has its loads of values the same
+// block already stored or loaded forwarded, at every level
+// (pass/ForwardLoads.h). Cells are told apart only by constant offsets from
+// one base, or by being distinct locals and globals. Each case below writes
+// a cell through a pointer that may be another name for it, then reads the
+// cell back, so a forwarding that trusted the wrong thing would read a
+// stale value and give a wrong derivative:
+//   - local_alias: a local array written through buf + i, with i = 0, 1
+//     and 2 chosen at run time, between writes and reads of its cells;
+//   - two_locals: stores to one local array keep the known cells of
+//     another (distinct objects), until a pointer chosen at run time,
+//     into either, is written through;
+//   - scratch: a global scratch array (written and read back, so it gets a
+//     shadow) and the parameter's memory, interleaved; the parameter may
+//     point anywhere but into the global (the request checks that).
+// Every component of every gradient is compared with central differences.
+//
+// RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+
+#include "ad.h"
+#include "adcheck.h"
+#include <string.h>
+
+double local_alias(double *x, int i) {
+  double buf[3];
+  double *q = buf + i;
+  buf[0] = x[0] * x[1];
+  buf[1] = x[1] + x[2];
+  buf[2] = x[2] * x[2];
+  *q = buf[0] * 3.0 + x[2];
+  double t = buf[0] * buf[1] + buf[2];
+  *q += t * x[1];
+  return buf[0] * x[0] + buf[1] * buf[2] + t;
+}
+
+double two_locals(double *x, int pick) {
+  double a[2], b[2];
+  a[0] = x[0] * x[1];
+  a[1] = x[1] - x[2];
+  b[0] = a[0] * a[1];
+  b[1] = a[1] + x[0];
+  double s = a[0] * b[1] + a[1] * b[0];
+  double *p = pick ? &b[1] : &a[0];
+  *p = s * x[2];
+  return a[0] * b[0] + a[1] * b[1] + s;
+}
+
+double scratch_cells[4];
+
+double scratch(double *x) {
+  scratch_cells[0] = x[0] * x[1];
+  x[2] = scratch_cells[0] + x[2];
+  scratch_cells[1] = x[2] * scratch_cells[0];
+  x[0] = scratch_cells[1] - x[1];
+  scratch_cells[0] = x[0] * scratch_cells[1];
+  return scratch_cells[0] + scratch_cells[1] * x[2] + x[0];
+}
+
+// The gradient at x0[0..n) against central differences of EVAL evaluated
+// on fresh copies.
+#define CHECK_GRADIENT(name, n, x0, grad_call, eval_on)                        \
+  do {                                                                         \
+    double x[n], dx[n], w[n];                                                  \
+    memcpy(x, x0, sizeof x);                                                   \
+    memset(dx, 0, sizeof dx);                                                  \
+    grad_call;                                                                 \
+    for (int j = 0; j < (n); j++) {                                            \
+      double xs = (x0)[j];                                                     \
+      double fd = AD_FD(xs, (memcpy(w, x0, sizeof w), w[j] = xs, eval_on));   \
+      ad_check(ad_fmt("%s d/dx[%d]", name, j), dx[j], fd, 1e-6, 1e-8);         \
+    }                                                                          \
+  } while (0)
+
+int main(void) {
+  double x0[3] = {0.7, -1.3, 0.45};
+  for (int i = 0; i < 3; i++)
+    CHECK_GRADIENT(ad_fmt("local_alias i=%d", i), 3, x0,
+                   __ad_gradient(local_alias, x, dx, i), local_alias(w, i));
+  for (int pick = 0; pick < 2; pick++)
+    CHECK_GRADIENT(ad_fmt("two_locals pick=%d", pick), 3, x0,
+                   __ad_gradient(two_locals, x, dx, pick),
+                   two_locals(w, pick));
+  CHECK_GRADIENT("scratch", 3, x0, __ad_gradient(scratch, x, dx), scratch(w));
+  return ad_finish();
+}
