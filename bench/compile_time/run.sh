@@ -107,6 +107,8 @@ measure_pair() {
       break
     fi
   done
+  # Every round on stderr: how much the machine moved during the run.
+  echo "#   rounds (s): without ${bt[*]:-$base_t}; with ${pt[*]:-${with_t:--}}" >&2
   [[ -z $base_t ]] && base_t=$(printf '%s\n' "${bt[@]}" | median)
   if [[ ${#plugin_args[@]} -gt 0 && -z $with_t ]]; then
     with_t=$(printf '%s\n' "${pt[@]}" | median)
