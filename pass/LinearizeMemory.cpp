@@ -588,7 +588,22 @@ void Linearizer::linearizeStore(StoreInst &SI) {
         markLinear(DS);
       return;
     }
-    return; // integers: the shadow of integer memory is never read
+    // A constant written as an integer (a small memset, which InstCombine
+    // makes an integer store, or a field's initial value): the bytes hold
+    // no derivative now, whatever they held before, and code may read
+    // them back as floating-point data through another pointer. Their
+    // tangent is zero; in f.rev this drops the cotangent reaching them.
+    if (isa<Constant>(V)) {
+      Value *S = shadowOf(P, SI);
+      if (!S)
+        return;
+      auto *DS = new StoreInst(Constant::getNullValue(T), S,
+                               /*isVolatile=*/false, SI.getAlign());
+      DS->insertAfter(&SI);
+      markLinear(DS);
+      return;
+    }
+    return; // other integers: the shadow of integer memory is never read
   }
   Value *S = shadowOf(P, SI);
   if (!S)
