@@ -57,30 +57,16 @@ double scratch(double *x) {
   return scratch_cells[0] + scratch_cells[1] * x[2] + x[0];
 }
 
-// The gradient at x0[0..n) against central differences of EVAL evaluated
-// on fresh copies.
-#define CHECK_GRADIENT(name, n, x0, grad_call, eval_on)                        \
-  do {                                                                         \
-    double x[n], dx[n], w[n];                                                  \
-    memcpy(x, x0, sizeof x);                                                   \
-    memset(dx, 0, sizeof dx);                                                  \
-    grad_call;                                                                 \
-    for (int j = 0; j < (n); j++) {                                            \
-      double xs = (x0)[j];                                                     \
-      double fd = AD_FD(xs, (memcpy(w, x0, sizeof w), w[j] = xs, eval_on));   \
-      ad_check(ad_fmt("%s d/dx[%d]", name, j), dx[j], fd, 1e-6, 1e-8);         \
-    }                                                                          \
-  } while (0)
-
 int main(void) {
   double x0[3] = {0.7, -1.3, 0.45};
   for (int i = 0; i < 3; i++)
-    CHECK_GRADIENT(ad_fmt("local_alias i=%d", i), 3, x0,
-                   __ad_gradient(local_alias, x, dx, i), local_alias(w, i));
+    AD_CHECK_GRADIENT(ad_fmt("local_alias i=%d", i), 3, x0,
+                      __ad_gradient(local_alias, x, dx, i), local_alias(w, i));
   for (int pick = 0; pick < 2; pick++)
-    CHECK_GRADIENT(ad_fmt("two_locals pick=%d", pick), 3, x0,
-                   __ad_gradient(two_locals, x, dx, pick),
-                   two_locals(w, pick));
-  CHECK_GRADIENT("scratch", 3, x0, __ad_gradient(scratch, x, dx), scratch(w));
+    AD_CHECK_GRADIENT(ad_fmt("two_locals pick=%d", pick), 3, x0,
+                      __ad_gradient(two_locals, x, dx, pick),
+                      two_locals(w, pick));
+  AD_CHECK_GRADIENT("scratch", 3, x0, __ad_gradient(scratch, x, dx),
+                    scratch(w));
   return ad_finish();
 }

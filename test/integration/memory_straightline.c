@@ -133,36 +133,21 @@ double with_call(double *v) {
   return v[0] * v[1] + v[2] * v[3];
 }
 
-// The gradient of F (double F(double *)) at x0[0..n) against central
-// differences of F evaluated on fresh copies.
-#define CHECK_GRADIENT(name, n, x0, grad_call, eval_on)                        \
-  do {                                                                         \
-    double x[n], dx[n], w[n];                                                  \
-    memcpy(x, x0, sizeof x);                                                   \
-    memset(dx, 0, sizeof dx);                                                  \
-    grad_call;                                                                 \
-    for (int j = 0; j < (n); j++) {                                            \
-      double xs = (x0)[j];                                                     \
-      double fd = AD_FD(xs, (memcpy(w, x0, sizeof w), w[j] = xs, eval_on));   \
-      ad_check(ad_fmt("%s d/dx[%d]", name, j), dx[j], fd, 1e-6, 1e-8);         \
-    }                                                                          \
-  } while (0)
-
 int main(void) {
   double v0[M];
   for (int i = 0; i < M; i++)
     v0[i] = 0.05 * (i + 1) - 0.2 + 0.01 * i * i;
-  CHECK_GRADIENT("chain", M, v0, __ad_gradient(chain, x, dx), chain(w));
-  CHECK_GRADIENT("overlap (b = a + 1)", 4, v0,
-                 __ad_gradient(overlap, x, dx, x + 1, dx + 1),
-                 overlap(w, w + 1));
-  CHECK_GRADIENT("overlap (disjoint)", 6, v0,
-                 __ad_gradient(overlap, x, dx, x + 3, dx + 3),
-                 overlap(w, w + 3));
-  CHECK_GRADIENT("pairs", 6, v0, __ad_gradient(pairs, (pair *)x, (pair *)dx),
-                 pairs((pair *)w));
-  CHECK_GRADIENT("widths", 4, v0, __ad_gradient(widths, x, dx), widths(w));
-  CHECK_GRADIENT("with_call", 4, v0, __ad_gradient(with_call, x, dx),
-                 with_call(w));
+  AD_CHECK_GRADIENT("chain", M, v0, __ad_gradient(chain, x, dx), chain(w));
+  AD_CHECK_GRADIENT("overlap (b = a + 1)", 4, v0,
+                    __ad_gradient(overlap, x, dx, x + 1, dx + 1),
+                    overlap(w, w + 1));
+  AD_CHECK_GRADIENT("overlap (disjoint)", 6, v0,
+                    __ad_gradient(overlap, x, dx, x + 3, dx + 3),
+                    overlap(w, w + 3));
+  AD_CHECK_GRADIENT("pairs", 6, v0, __ad_gradient(pairs, (pair *)x, (pair *)dx),
+                    pairs((pair *)w));
+  AD_CHECK_GRADIENT("widths", 4, v0, __ad_gradient(widths, x, dx), widths(w));
+  AD_CHECK_GRADIENT("with_call", 4, v0, __ad_gradient(with_call, x, dx),
+                    with_call(w));
   return ad_finish();
 }

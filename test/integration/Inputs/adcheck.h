@@ -21,6 +21,9 @@
  *                                           of 8 (ad_deriv uses 3), for
  *                                           check labels: pass it straight
  *                                           to ad_check/ad_deriv
+ *   AD_CHECK_GRADIENT(name, n, x0, grad, ev) every component of an array
+ *                                           function's gradient against
+ *                                           central differences (below)
  *   ad_finish()                             prints "N checks passed" (or the
  *                                           failure count); returns the exit
  *                                           status: 0 iff nothing failed and
@@ -180,6 +183,24 @@ static AD_UNUSED double ad_fd1f(float (*f)(float), float x) {
     float got_ = __ad_gradient_f(f, tf_);                                      \
     double fd_ = AD_FD(tf_, f(tf_));                                           \
     ad_deriv(ad_fmt(#f "'(%g)", t), got_, (dfdt), fd_, AD_TOL_F);              \
+  } while (0)
+
+/* The gradient of a function of one array against central differences:
+ * binds `x` and `dx` to copies of x0[0..n) and zeroes dx, runs grad_call
+ * (an __ad_gradient of x, dx), then compares each dx[j] with the finite
+ * difference of eval_on, an expression in `w`: a fresh copy of x0 whose
+ * element j is varied. Needs <string.h>. */
+#define AD_CHECK_GRADIENT(name, n, x0, grad_call, eval_on)                     \
+  do {                                                                         \
+    double x[n], dx[n], w[n];                                                  \
+    memcpy(x, x0, sizeof x);                                                   \
+    memset(dx, 0, sizeof dx);                                                  \
+    grad_call;                                                                 \
+    for (int j = 0; j < (n); j++) {                                            \
+      double xs = (x0)[j];                                                     \
+      double fd = AD_FD(xs, (memcpy(w, x0, sizeof w), w[j] = xs, eval_on));   \
+      ad_check(ad_fmt("%s d/dx[%d]", name, j), dx[j], fd, 1e-6, 1e-8);         \
+    }                                                                          \
   } while (0)
 
 #endif /* ADCHECK_H */
