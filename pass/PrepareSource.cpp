@@ -14,6 +14,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Scalar/DeadStoreElimination.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/GVN.h"
 #include "llvm/Transforms/Scalar/SROA.h"
@@ -357,6 +358,7 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   if (Optimize) {
     FPM.addPass(GVNPass());
     FPM.addPass(DSEPass());
+    FPM.addPass(InstCombinePass());
   }
   FPM.addPass(SimplifyCFGPass());
   FPM.addPass(UnifyFunctionExitNodesPass());
