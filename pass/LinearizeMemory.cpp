@@ -557,18 +557,23 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     if (containsFloatingPoint(T))
       return fail(SI, "cannot differentiate a store of a whole struct or "
                       "array value: not supported yet");
+    // Stores \p Shadow into the shadow of SI's address, after SI; null when
+    // that address has no shadow (reported by shadowOf).
+    auto StoreIntoShadow = [&](Value *Shadow) -> StoreInst * {
+      Value *S = shadowOf(P, SI);
+      if (!S)
+        return nullptr;
+      auto *DS = new StoreInst(Shadow, S, /*isVolatile=*/false, SI.getAlign());
+      DS->insertAfter(&SI);
+      return DS;
+    };
     // A floating-point value stored as its bits (optimised code that also
     // moves the same bytes as integers, a generic swap): its tangent is
     // stored, as for the value itself.
     if (auto *BC = dyn_cast<BitCastInst>(V);
         BC && BC->getSrcTy()->isFloatingPointTy()) {
-      Value *S = shadowOf(P, SI);
-      if (!S)
-        return;
-      auto *DS = new StoreInst(tangentOf(BC->getOperand(0)), S,
-                               /*isVolatile=*/false, SI.getAlign());
-      DS->insertAfter(&SI);
-      markLinear(DS);
+      if (StoreInst *DS = StoreIntoShadow(tangentOf(BC->getOperand(0))))
+        markLinear(DS);
       return;
     }
     if (FloatBits.count(V))
@@ -579,12 +584,7 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     // Doubles' or pointers' bytes moved as an integer: their shadow bytes,
     // read where they were loaded, go along.
     if (Value *Bits = ShadowBits.lookup(V)) {
-      Value *S = shadowOf(P, SI);
-      if (!S)
-        return;
-      auto *DS = new StoreInst(Bits, S, /*isVolatile=*/false, SI.getAlign());
-      DS->insertAfter(&SI);
-      if (isLinear(Bits))
+      if (StoreInst *DS = StoreIntoShadow(Bits); DS && isLinear(Bits))
         markLinear(DS);
       return;
     }
@@ -594,13 +594,8 @@ void Linearizer::linearizeStore(StoreInst &SI) {
     // them back as floating-point data through another pointer. Their
     // tangent is zero; in f.rev this drops the cotangent reaching them.
     if (isa<Constant>(V)) {
-      Value *S = shadowOf(P, SI);
-      if (!S)
-        return;
-      auto *DS = new StoreInst(Constant::getNullValue(T), S,
-                               /*isVolatile=*/false, SI.getAlign());
-      DS->insertAfter(&SI);
-      markLinear(DS);
+      if (StoreInst *DS = StoreIntoShadow(Constant::getNullValue(T)))
+        markLinear(DS);
       return;
     }
     return; // other integers: the shadow of integer memory is never read
