@@ -7,7 +7,7 @@
  *
  * The plugin replaces every call of a function whose name begins with
  * __ad_gradient (reverse mode) or __ad_derivative (forward mode) by a call of
- * a derivative it generates. The contract is ../shared/API.md; in short:
+ * a derivative it generates. The contract is docs/api.md; in short:
  *
  *   double dfdx = __ad_gradient(f, x);                 one active argument
  *   grad_xy g   = __ad_gradient_xy(f, x, y);           several: a struct

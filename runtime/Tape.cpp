@@ -4,7 +4,7 @@
 // (f.rev) will need. Inside loops and recursion their number is only known at
 // run time, and f.rev consumes them in exactly the reverse order, so they go
 // on a stack of byte records: __ad_tape_push / __ad_tape_pop (see
-// include/ad_runtime.h and DESIGN.md section 6).
+// include/ad_runtime.h and docs/design.md, "The runtime").
 //
 // The pass calls these once per residual record in hot loops, so the design
 // is driven by the cost of that call:

@@ -1,7 +1,7 @@
 // Complex arithmetic: without -ffast-math clang calls compiler-rt's
 // __muldc3 / __divdc3 (double) and __mulsc3 / __divsc3 (float) for complex
 // multiply and divide; their JVP is the product / quotient rule on (re, im)
-// pairs (pass/LinearizeComplex.cpp). cabs has a rule like hypot.
+// pairs (pass/linearize/LinearizeComplex.cpp). cabs has a rule like hypot.
 //   mag(x)  = |(x + 2i)^2 / (x - i) + (0.5 + x i)|
 //   parts(x, y) = re + im of (x + y i)^3 / (1 + x i)
 //   fmul(x) = re of (x + 0.5i)(2x - i) in float

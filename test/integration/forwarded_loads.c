@@ -1,6 +1,6 @@
 // The copy of f that is differentiated has its loads of values the same
 // block already stored or loaded forwarded, at every level
-// (pass/ForwardLoads.h). Cells are told apart only by constant offsets from
+// (pass/prepare/ForwardLoads.h). Cells are told apart only by constant offsets from
 // one base, or by being distinct locals and globals. Each case below writes
 // a cell through a pointer that may be another name for it, then reads the
 // cell back, so a forwarding that trusted the wrong thing would read a

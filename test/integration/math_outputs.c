@@ -1,4 +1,4 @@
-// libm functions that return results through pointers (pass/LibmOutputs.h):
+// libm functions that return results through pointers (pass/prepare/LibmOutputs.h):
 // sincos and sincosf, modf and modff, frexp and frexpf, double and float,
 // rewritten in the differentiated copy into sin/cos, trunc and ldexp.
 //   sc(x)    = sin x cos x                     -> cos 2x

@@ -1,6 +1,6 @@
 // Straight-line code that reads and writes the same memory cells many times.
 // f.rev keeps the cotangents of shadow cells in registers within a block and
-// writes each cell back once (pass/ShadowCotangents.h); these cases check
+// writes each cell back once (pass/transpose/ShadowCotangents.h); these cases check
 // that deferring those writes never changes a derivative:
 //   - chain: 48 statements v[k] = v[i] + v[j] * v[l] on 8 cells (the shape
 //     of the compile-time benchmark), cells read after being overwritten;
@@ -16,7 +16,7 @@
 // Every component of every gradient is compared with central differences,
 // also when the blocks of the derived code (and of main, which the gradients
 // are inlined into) are cut into runs of 7 instructions, the middle runs
-// outlined (pass/OutlineLongBlocks.h; by default only blocks of over 8000).
+// outlined (pass/codegen/OutlineLongBlocks.h; by default only blocks of over 8000).
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2

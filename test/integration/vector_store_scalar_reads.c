@@ -3,7 +3,7 @@
 // the scalar reads through an integer view (bitcast to i128, shift,
 // truncate), which the pass rejects as floating-point bit manipulation;
 // InstCombine after it turns the view back into an element extraction
-// (pass/PrepareSource.cpp). Found by a randomized probe: before, -O1 was a
+// (pass/prepare/PrepareSource.cpp). Found by a randomized probe: before, -O1 was a
 // compile error and -O0 and -O2 were right.
 // Gradients against analytic values and central differences.
 //

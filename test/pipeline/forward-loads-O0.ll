@@ -1,4 +1,4 @@
-; What the forwarding of loads in the prepared copy of f (pass/ForwardLoads.h)
+; What the forwarding of loads in the prepared copy of f (pass/prepare/ForwardLoads.h)
 ; leaves alone: a cell overwritten in part, a cell read at another type, and
 ; anything from another block. -O0 only: at -O2 GVN, which runs first, goes
 ; further (across blocks, and through integer bit operations for the

@@ -1,6 +1,6 @@
 ; The prepared copy of f forwards, within a block, a load of a cell the
 ; block has already stored or loaded, when nothing in between may have
-; written that cell (pass/ForwardLoads.h). Cells are told apart only by
+; written that cell (pass/prepare/ForwardLoads.h). Cells are told apart only by
 ; constant offsets from one base, or by being two distinct identified
 ; objects. Each function below differentiates one case; f.fwd shows which
 ; loads are left. At -O0 (ad) and -O2 (ad<O2>) alike; the cases

@@ -2,7 +2,7 @@
 ; differentiated gets one more round of GVN and dead-store elimination
 ; first: here the first store to v[1] (overwritten) does not reach f.fwd.
 ; At -O0 (ad) the copy is put into SSA form and its loads of values the
-; block already has are forwarded (pass/ForwardLoads.h), but no store is
+; block already has are forwarded (pass/prepare/ForwardLoads.h), but no store is
 ; removed: f.fwd keeps both stores. At both levels the second load of v[0]
 ; (redundant across the store to v[1]) and the load of v[1] are gone.
 ;   double f(double *v) { v[1] = v[0] * v[0]; v[1] = v[0] + v[1];

@@ -1,6 +1,6 @@
 ; Derived blocks longer than -ad-outline-block-threshold instructions are cut
 ; into runs of -ad-outline-run-length, and every run but the last moves into
-; a function of its own (pass/OutlineLongBlocks.h): the SLP vectorizer and
+; a function of its own (pass/codegen/OutlineLongBlocks.h): the SLP vectorizer and
 ; the machine scheduler are quadratic in block length. Only at -O1 and
 ; above, last in the ad pass: the runs are noinline, and they are not
 ; derived functions themselves (no ad-kind attributes; ad-holds-derived-code

@@ -1,6 +1,6 @@
 ; Long blocks of derived code get a single-thread fence (a compiler barrier
 ; that emits no code) after every -ad-sched-window memory accesses
-; (pass/OutlineLongBlocks.h): the machine scheduler orders each access
+; (pass/codegen/OutlineLongBlocks.h): the machine scheduler orders each access
 ; against all those before it since the last barrier or call, in time
 ; quadratic in their number. Only at -O1 and above, only in blocks longer
 ; than -ad-sched-window-threshold instructions, in derived functions and

@@ -1,5 +1,5 @@
 ; The SLP vectorizer is skipped on functions holding derived code with a
-; block longer than -ad-slp-block-limit instructions (pass/OutlineLongBlocks.h):
+; block longer than -ad-slp-block-limit instructions (pass/codegen/OutlineLongBlocks.h):
 ; on long derivative blocks it costs 4 to 6 times more per instruction than
 ; on the primal, and the gradient is no faster for it. Derived functions and
 ; the callers whose markers were lowered (the inliner may put derived code

@@ -1,9 +1,9 @@
 ; The golden example of YOLO (Radul et al., POPL 2023, §2): f(u) = -sin(u).
 ; Linearize marks the linear half; unzip saves cos(u) in %f.tape and leaves
 ; f.lin = -(cos(u) * du); transposition gives f.rev = -(ct) * cos(u).
-; RUN: %opt -passes=ad-jvp,ad-verify %s -S | FileCheck %s --check-prefix=JVP
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-verify %s -S | FileCheck %s --check-prefix=UNZIP
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s --check-prefix=REV
+; RUN: %opt -passes=ad-linearize,ad-verify %s -S | FileCheck %s --check-prefix=JVP
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-verify %s -S | FileCheck %s --check-prefix=UNZIP
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s --check-prefix=REV
 
 declare double @__ad_gradient(ptr, ...)
 declare double @llvm.sin.f64(double)

@@ -5,8 +5,8 @@
 ;  * the call of sq.lin becomes a call of sq.rev with the same nested tape;
 ;  * the two branches meet again where f.lin began, and f.rev returns the
 ;    cotangents of dx and dy.
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose %s -S | FileCheck %s --check-prefix=SQ
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose %s -S | FileCheck %s
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose %s -S | FileCheck %s --check-prefix=SQ
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose %s -S | FileCheck %s
 
 ; SQ-LABEL: define internal double @sq.rev(ptr %tape, double %ct)
 ; SQ:         %v = load double, ptr %tape

@@ -6,7 +6,7 @@
 ; now keep a zero zero; code without selects is unchanged (the product of
 ; %c, below, has no guard).
 ;   double f(double a, double b, double c) { return (b != 0 ? a / b : 0) + c * c; }
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
 
 declare { double, double, double } @__ad_gradient_3(ptr, ...)
 

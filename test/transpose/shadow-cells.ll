@@ -5,7 +5,7 @@
 ; stores keep the alignment of the access they transpose.
 ;   v[0] = v[1] * v[1]; v[1] = v[0] + v[1]; v[0] = v[1] * v[0];
 ;   v[1] = v[0] - v[1]; return;
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
 
 declare void @__ad_gradient_void(ptr, ...)
 

@@ -6,7 +6,7 @@
 ; compile-time benchmark's straight-line function.
 ;   v[2] = v[0] * v[1];  (dead: overwritten below)
 ;   v[2] = v[0] + v[1];
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
 
 declare void @__ad_gradient_void(ptr, ...)
 

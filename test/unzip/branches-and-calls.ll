@@ -4,7 +4,7 @@
 ;  * the callee's tape is a field of the caller's tape, filled by sq.fwd;
 ;  * f.lin keeps the CFG, branches on the taped condition, calls sq.lin, and
 ;    reads residuals from the tape in the block that uses them.
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-verify %s -S | FileCheck %s
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-verify %s -S | FileCheck %s
 
 ; CHECK-DAG: %sq.tape = type { double }
 ; CHECK-DAG: %f.tape = type { i1, %sq.tape, double, double, double, double, double, i8 }

@@ -5,7 +5,7 @@
 ; address was a tape field of its own (three here), loaded in f.rev as an
 ; unrelated pointer.
 ;   void f(double *v) { v[0] = v[1] + v[2] * v[3]; }
-; RUN: %opt -passes=ad-jvp,ad-unzip,ad-verify %s -S | FileCheck %s
+; RUN: %opt -passes=ad-linearize,ad-unzip,ad-verify %s -S | FileCheck %s
 
 declare void @__ad_gradient_void(ptr, ...)
 

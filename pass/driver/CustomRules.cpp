@@ -1,0 +1,366 @@
+//===- CustomRules.cpp - AD_CUSTOM_JVP and AD_INACTIVE --------------------===//
+#include "driver/CustomRules.h"
+#include "driver/DerivedFunctions.h"
+#include "driver/Differentiator.h"
+#include "ir/Linearity.h"
+#include "ir/LinearityVerifier.h"
+#include "linearize/Linearize.h"
+#include "prepare/PrepareSource.h"
+
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace ad {
+
+// Names the ad.h macros give their globals (mangled in C++, hence contains).
+static constexpr StringLiteral CustomJvpTag = "__ad_custom_jvp_";
+static constexpr StringLiteral InactiveTag = "__ad_inactive_";
+
+static Function *functionIn(Constant *C) {
+  return C ? dyn_cast<Function>(C->stripPointerCasts()) : nullptr;
+}
+
+void keepRuledFunctionsOutOfLine(Module &M) {
+  CustomRules Rules(M);
+  for (Function &F : M)
+    if (!F.isDeclaration() && (Rules.customJvp(F) || Rules.isInactive(F))) {
+      F.removeFnAttr(Attribute::AlwaysInline);
+      F.addFnAttr(Attribute::NoInline);
+    }
+}
+
+CustomRules::CustomRules(Module &M) {
+  for (GlobalVariable &GV : M.globals()) {
+    if (!GV.hasInitializer())
+      continue;
+    Constant *Init = GV.getInitializer();
+    if (GV.getName().contains(CustomJvpTag)) {
+      Function *F = functionIn(Init->getAggregateElement(0u));
+      Function *Jvp = functionIn(Init->getAggregateElement(1u));
+      if (F && Jvp)
+        Jvps[F] = Jvp;
+    } else if (GV.getName().contains(InactiveTag)) {
+      if (Function *F = functionIn(Init))
+        Inactive.insert(F);
+    }
+  }
+}
+
+void CustomRules::eraseRegistrations(Module &M) {
+  auto IsRegistration = [](const GlobalValue &GV) {
+    return GV.getName().contains(CustomJvpTag) ||
+           GV.getName().contains(InactiveTag);
+  };
+  removeFromUsedLists(M, [&](Constant *C) {
+    auto *GV = dyn_cast<GlobalValue>(C->stripPointerCasts());
+    return GV && IsRegistration(*GV);
+  });
+  for (GlobalVariable &GV : make_early_inc_range(M.globals()))
+    if (IsRegistration(GV) && GV.use_empty())
+      GV.eraseFromParent();
+}
+
+/// The values of \p J that depend on the tangent arguments \p Tangents.
+static SmallPtrSet<Value *, 32> tangentDependent(Function &J,
+                                                 ArrayRef<Value *> Tangents) {
+  SmallPtrSet<Value *, 32> Dep(Tangents.begin(), Tangents.end());
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Instruction &I : instructions(J))
+      if (!Dep.count(&I) && llvm::any_of(I.operands(), [&](Use &U) {
+            return Dep.count(U.get());
+          })) {
+        Dep.insert(&I);
+        Changed = true;
+      }
+  }
+  return Dep;
+}
+
+/// fmuladd/fma of tangents (what clang makes of a * dx + b * dy) is linear
+/// in two steps: split it so that each step is a linear primitive.
+static void splitFusedMultiplyAdds(Function &J, ArrayRef<Value *> Tangents) {
+  SmallPtrSet<Value *, 32> Dep = tangentDependent(J, Tangents);
+  SmallVector<IntrinsicInst *, 4> Fused;
+  for (Instruction &I : instructions(J))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if ((II->getIntrinsicID() == Intrinsic::fmuladd ||
+           II->getIntrinsicID() == Intrinsic::fma) &&
+          llvm::any_of(II->args(), [&](Use &U) { return Dep.count(U.get()); }))
+        Fused.push_back(II);
+  for (IntrinsicInst *II : Fused)
+    splitMultiplyAdd(*II);
+}
+
+/// Whether parameter \p P of f gets a tangent parameter in f_jvp: a
+/// float/double one its tangent, a pointer its shadow (through which f_jvp
+/// reads the tangents of what f reads through \p P).
+static bool hasCustomTangent(const Argument &P) {
+  return isDifferentiableType(P.getType()) || P.getType()->isPointerTy();
+}
+
+/// The addresses computed from the tangent pointers \p Shadows (shadows of
+/// pointer parameters), and the loads of tangents through them, into
+/// \p Loads. f_jvp may only read through them: anything else (a store,
+/// passing one to a function, a comparison) is reported through \p Bad.
+static SmallPtrSet<Value *, 16>
+tangentAddresses(ArrayRef<Value *> Shadows, SmallVectorImpl<LoadInst *> &Loads,
+                 const Instruction *&Bad) {
+  SmallPtrSet<Value *, 16> Addresses(Shadows.begin(), Shadows.end());
+  SmallVector<Value *, 8> Work(Shadows.begin(), Shadows.end());
+  while (!Work.empty()) {
+    Value *V = Work.pop_back_val();
+    for (User *U : V->users()) {
+      auto *I = cast<Instruction>(U);
+      if (isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
+          isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I)) {
+        if (Addresses.insert(I).second)
+          Work.push_back(I);
+        continue;
+      }
+      auto *LI = dyn_cast<LoadInst>(I);
+      if (!LI || LI->isVolatile() || !isDifferentiableType(LI->getType())) {
+        Bad = I;
+        return Addresses;
+      }
+      Loads.push_back(LI);
+    }
+  }
+  return Addresses;
+}
+
+/// Replaces the zero tangents of constant parameters by 0.0; a linear
+/// instruction left without linear operands is linear in zeros: zero. A
+/// linear load reads tangents from memory, not from its operand.
+static void foldZeroTangents(Function &J, ArrayRef<Instruction *> Zeros) {
+  for (Instruction *Z : Zeros) {
+    Z->replaceAllUsesWith(Constant::getNullValue(Z->getType()));
+    Z->eraseFromParent();
+  }
+  auto IsLinearValue = [&](Value *V) {
+    auto *A = dyn_cast<Argument>(V);
+    return isLinear(V) ||
+           (A && A->getArgNo() >= getDerivedInfo(J)->Primal->arg_size());
+  };
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Instruction &I : make_early_inc_range(instructions(J))) {
+      if (!isLinear(&I) || I.getType()->isVoidTy() || isa<LoadInst>(I) ||
+          (isa<InsertValueInst>(I) && I.hasOneUse() &&
+           isa<ReturnInst>(*I.user_begin())))
+        continue;
+      if (llvm::any_of(I.operands(),
+                       [&](Use &U) { return IsLinearValue(U.get()); }))
+        continue;
+      I.replaceAllUsesWith(Constant::getNullValue(I.getType()));
+      I.eraseFromParent();
+      Changed = true;
+    }
+  }
+}
+
+/// What a broken linearity invariant means for the author of a custom JVP.
+static std::string explainNonLinearity(StringRef Reason,
+                                       const Instruction *Bad) {
+  if (Bad &&
+      (isa<CmpInst>(Bad) || isa<BranchInst>(Bad) || isa<SwitchInst>(Bad)))
+    return "it uses a tangent non-linearly (in a comparison or branch, or as "
+           "the argument of a function)";
+  if (Reason.contains("not a linear primitive") && Bad)
+    return (Twine("it applies an operation that is not linear ('") +
+            Bad->getOpcodeName() + "') to a tangent")
+        .str();
+  if (Reason.contains("fmul needs exactly one linear operand"))
+    return "it multiplies two tangents";
+  if (Reason.contains("fdiv needs"))
+    return "it divides by a tangent";
+  if (Reason.contains("affine"))
+    return "it adds a constant to a tangent (affine, not linear)";
+  if (Reason.contains("non-linear code reads a linear value") ||
+      Reason.contains("linear call"))
+    return "it uses a tangent non-linearly (in a comparison or branch, "
+           "or as the argument of a function)";
+  return ("it is not linear in its tangents (" + Reason + ")").str();
+}
+
+Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
+                         Differentiator &D, const Instruction *CallSite) {
+  Diagnostics &Diags = D.diags();
+  std::string Names =
+      "AD_CUSTOM_JVP(" + displayName(F) + ", " + displayName(UserJvp) + ")";
+  // How the errors about the rule's body name it.
+  std::string Rule = "the custom JVP '" + displayName(UserJvp) + "' of '" +
+                     displayName(F) + "'";
+  // f_jvp(x..., dx for each float/double or pointer parameter) -> tangent
+  // of f's result
+  SmallVector<Type *, 8> Want(F.getFunctionType()->params());
+  for (Argument &P : F.args())
+    if (hasCustomTangent(P))
+      Want.push_back(P.getType());
+  FunctionType *UT = UserJvp.getFunctionType();
+  if (UT->isVarArg() || UT->params() != ArrayRef<Type *>(Want) ||
+      UT->getReturnType() != F.getReturnType() ||
+      !isDifferentiableType(F.getReturnType())) {
+    Diags.errorAt(*CallSite,
+                  Names + ": the JVP must take the function's parameters, "
+                          "then one tangent per float/double or pointer "
+                          "parameter (same types, same order; a pointer's "
+                          "points to the tangents of what it points to), and "
+                          "return the tangent of its float/double result");
+    return nullptr;
+  }
+  if (UserJvp.isDeclaration()) {
+    Diags.errorAt(*CallSite, Names + ": the body of '" + displayName(UserJvp) +
+                                 "' must be visible in this translation unit");
+    return nullptr;
+  }
+  Function *Src = D.prepare(UserJvp);
+  if (!Src)
+    return nullptr;
+
+  // J(x..., dx for the active parameters): f's result from f itself, its
+  // tangent from f_jvp's body, inlined.
+  SmallVector<Type *, 8> Params(F.getFunctionType()->params());
+  for (Argument &P : F.args())
+    if (A.hasDerivative(P.getArgNo()))
+      Params.push_back(P.getType());
+  Function *J = Function::Create(
+      FunctionType::get(jvpReturnType(F.getReturnType()), Params, false),
+      GlobalValue::InternalLinkage, derivedName(F, "jvp", A), F.getParent());
+  ValueToValueMapTy VMap;
+  SmallVector<Argument *, 4> Tangents;
+  SmallVector<Instruction *, 2> ZeroTangents;
+  // Shadows of pointer parameters; for a pointer without one (AD_CONST),
+  // a placeholder through which every read is a zero tangent.
+  SmallVector<Value *, 2> Shadows;
+  SmallVector<Instruction *, 2> NoShadows;
+  unsigned NextTangent = F.arg_size(), SrcTangent = F.arg_size();
+  for (Argument &P : F.args()) {
+    VMap[Src->getArg(P.getArgNo())] = J->getArg(P.getArgNo());
+    J->getArg(P.getArgNo())->setName(Src->getArg(P.getArgNo())->getName());
+    if (!hasCustomTangent(P))
+      continue;
+    Argument *SrcT = Src->getArg(SrcTangent++);
+    if (A.hasDerivative(P.getArgNo())) {
+      Argument *T = J->getArg(NextTangent++);
+      T->setName(SrcT->getName());
+      VMap[SrcT] = T;
+      if (P.getType()->isPointerTy())
+        Shadows.push_back(T);
+      else
+        Tangents.push_back(T);
+    } else if (P.getType()->isPointerTy()) {
+      auto *None = new FreezeInst(
+          ConstantPointerNull::get(cast<PointerType>(P.getType())),
+          SrcT->getName() + ".none");
+      NoShadows.push_back(None);
+      Shadows.push_back(None);
+      VMap[SrcT] = None;
+    } else {
+      // A constant parameter's tangent is zero. A placeholder stands for it
+      // until the rule is checked, so that the check sees the rule whole.
+      auto *Zero = UnaryOperator::Create(
+          Instruction::FNeg, ConstantFP::getNegativeZero(P.getType()),
+          SrcT->getName() + ".zero");
+      ZeroTangents.push_back(Zero);
+      VMap[SrcT] = Zero;
+    }
+  }
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(J, Src, VMap, CloneFunctionChangeType::GlobalChanges,
+                    Returns);
+  D.erase(*Src);
+  copyPrimalAttributes(*J, F, F.arg_size(), /*WritesTape=*/false);
+  J->setLinkage(GlobalValue::InternalLinkage);
+  tagDerived(*J, DerivedKind::Jvp, F, A);
+  D.noteGenerated(J);
+
+  for (Instruction *Z : ZeroTangents)
+    Z->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
+  for (Instruction *None : NoShadows)
+    None->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
+  // Tangents read through a pointer's shadow are tangents too; its
+  // addresses are not (they stay out of the linear marks, as the shadow
+  // addresses Linearize computes do).
+  SmallVector<LoadInst *, 8> TangentLoads;
+  const Instruction *BadUse = nullptr;
+  SmallPtrSet<Value *, 16> Addresses =
+      tangentAddresses(Shadows, TangentLoads, BadUse);
+  if (BadUse) {
+    Diags.errorAt(*BadUse, Rule + " is not linear in its tangent arguments: "
+                                  "it uses a tangent pointer other than to "
+                                  "read tangents through it (a store through "
+                                  "it, a comparison, passing it to a "
+                                  "function)");
+    return nullptr;
+  }
+  SmallVector<Value *, 4> Seeds(Tangents.begin(), Tangents.end());
+  Seeds.append(ZeroTangents.begin(), ZeroTangents.end());
+  for (LoadInst *LI : TangentLoads) {
+    Seeds.push_back(LI);
+    // Through AD_CONST memory: a zero tangent. A choice between that and
+    // a shadow would read through null on one side.
+    SmallVector<const Value *, 4> Objects;
+    getUnderlyingObjects(LI->getPointerOperand(), Objects);
+    unsigned Placeholders = llvm::count_if(Objects, [&](const Value *O) {
+      return llvm::is_contained(NoShadows, O);
+    });
+    if (Placeholders == Objects.size()) {
+      ZeroTangents.push_back(LI);
+    } else if (Placeholders) {
+      Diags.errorAt(*LI, Rule + " reads tangents through a choice between a "
+                                "pointer passed without derivatives (AD_CONST) "
+                                "and one passed with them: not supported");
+      return nullptr;
+    }
+  }
+  splitFusedMultiplyAdds(*J, Seeds);
+  SmallPtrSet<Value *, 32> Dep = tangentDependent(*J, Seeds);
+  for (Instruction &I : instructions(*J))
+    if (Dep.count(&I) && !isa<ReturnInst>(I))
+      markLinear(&I);
+  IRBuilder<> B(&*J->getEntryBlock().getFirstInsertionPt());
+  SmallVector<Value *, 8> Args;
+  for (unsigned K = 0; K < F.arg_size(); ++K)
+    Args.push_back(J->getArg(K));
+  CallInst *Y = B.CreateCall(&F, Args, "y");
+  Y->setCallingConv(F.getCallingConv());
+  if (J->getSubprogram())
+    Y->setDebugLoc(DILocation::get(
+        J->getContext(), J->getSubprogram()->getLine(), 0, J->getSubprogram()));
+  for (ReturnInst *Ret : Returns)
+    packJvpReturn(*Ret, Y, Ret->getReturnValue());
+
+  std::string Reason;
+  const Instruction *Bad = nullptr;
+  if (!verifyLinearFunction(*J, Reason, &Bad)) {
+    std::string Msg = Rule + " is not linear in its tangent arguments: " +
+                      explainNonLinearity(Reason, Bad);
+    if (Bad)
+      Diags.errorAt(*Bad, Msg);
+    else
+      Diags.errorAt(*CallSite, Msg);
+    return nullptr;
+  }
+  foldZeroTangents(*J, ZeroTangents);
+  // The placeholders and the addresses computed from them, now unread.
+  SmallVector<WeakTrackingVH, 8> Unread;
+  for (Value *V : Addresses)
+    if (auto *I = dyn_cast<Instruction>(V);
+        I && llvm::is_contained(NoShadows, getUnderlyingObject(I)))
+      Unread.push_back(I);
+  RecursivelyDeleteTriviallyDeadInstructionsPermissive(Unread);
+  return J;
+}
+
+} // namespace ad

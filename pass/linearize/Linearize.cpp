@@ -1,0 +1,964 @@
+//===- Linearize.cpp - forward mode: f -> f.jvp ---------------------------===//
+//
+// The JVP keeps f's CFG: f's instructions are cloned as they are, and after
+// each varied one (one that depends on an active argument) the tangent code
+// is inserted. Tangent PHIs sit beside primal PHIs. Values that do not vary
+// have tangent zero and generate no code.
+//
+//===----------------------------------------------------------------------===//
+#include "linearize/Linearize.h"
+#include "LinearizeImpl.h"
+#include "driver/CustomRules.h"
+#include "driver/DerivedFunctions.h"
+#include "driver/Differentiator.h"
+#include "driver/IndirectCalls.h"
+#include "ir/Linearity.h"
+#include "ir/ShadowMemory.h"
+#include "linearize/JvpRules.h"
+
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#define DEBUG_TYPE "ad-linearize"
+
+using namespace llvm;
+
+STATISTIC(NumJvpFunctions, "Number of JVP functions generated");
+STATISTIC(NumTangentInsts, "Number of varied instructions given a tangent");
+
+namespace ad {
+
+Type *jvpReturnType(Type *PrimalRet) {
+  if (!isDifferentiableType(PrimalRet))
+    return PrimalRet;
+  return StructType::get(PrimalRet->getContext(), {PrimalRet, PrimalRet});
+}
+
+std::pair<Value *, Value *> unpackJvpReturn(ReturnInst &Ret) {
+  Value *RV = Ret.getReturnValue();
+  // The pair exactly when f's result is differentiable (it may itself be a
+  // struct). A {pointer, shadow} pair is not a tangent pair.
+  auto Info = getDerivedInfo(*Ret.getFunction());
+  if (!RV || !isDifferentiableType(Info->Primal->getReturnType()))
+    return {RV, nullptr};
+  auto *WithTangent = cast<InsertValueInst>(RV);
+  auto *WithPrimal = cast<InsertValueInst>(WithTangent->getAggregateOperand());
+  return {WithPrimal->getInsertedValueOperand(),
+          WithTangent->getInsertedValueOperand()};
+}
+
+/// Operands that carry data (and so tangents) for the structurally linear
+/// instructions: their JVP is the same instruction applied to the tangents
+/// (JAX's deflinear). Other operands (conditions, indices) are copied.
+static std::optional<SmallVector<unsigned, 2>> linearDataOperands(unsigned Op) {
+  switch (Op) {
+  case Instruction::FPExt:
+  case Instruction::FPTrunc:
+  case Instruction::ExtractElement:
+  case Instruction::ExtractValue:
+    return SmallVector<unsigned, 2>{0};
+  case Instruction::Select:
+    return SmallVector<unsigned, 2>{1, 2};
+  case Instruction::InsertElement:
+  case Instruction::InsertValue:
+  case Instruction::ShuffleVector:
+    return SmallVector<unsigned, 2>{0, 1};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Why a value of type \p T computed from varied values would silently
+/// drop its derivative (its type holds floating-point data no tangent can
+/// follow), or null.
+static const char *untrackedFloatReason(const Type *T) {
+  if (isDifferentiableType(T) || !hasFloatLeaf(T))
+    return nullptr;
+  if (T->isAggregateType())
+    return "cannot differentiate a struct value that holds pointers or "
+           "long double next to floating-point fields (such as a struct "
+           "{double value; double *next;} returned by value): not supported "
+           "yet; return the floating-point part separately or through a "
+           "pointer";
+  return "cannot differentiate long double (or __float128) arithmetic: not "
+         "supported; compute in double";
+}
+
+bool Linearizer::readsActiveData(const CallBase &CB) const {
+  return D.globals().mayTouchActive(CB) ||
+         llvm::any_of(CB.args(),
+                      [&](const Use &U) { return carriesDerivative(U.get()); });
+}
+
+/// The call that produced the integer bits \p V is cut from (through
+/// truncations, shifts, masks and field extractions), if any.
+static const CallBase *callBitsComeFrom(const Value *V) {
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    if (auto *CB = dyn_cast<CallBase>(V))
+      return CB;
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !(isa<TruncInst>(I) || isa<ExtractValueInst>(I) ||
+                I->getOpcode() == Instruction::LShr ||
+                I->getOpcode() == Instruction::AShr ||
+                I->getOpcode() == Instruction::And))
+      return nullptr;
+    V = I->getOperand(0);
+  }
+  return nullptr;
+}
+
+static const char *const FloatInIntegerReason =
+    "cannot differentiate floating-point data passed in the bits of an "
+    "integer (a struct such as {float value; int n;} passed or returned by "
+    "value, which x86-64 packs into one integer register): pass it through "
+    "a pointer, or use double fields";
+
+Value *Linearizer::reinterpretedTangent(const BitCastInst &BC) const {
+  Value *Bits = ShadowBits.lookup(BC.getOperand(0));
+  return Bits && isLinear(Bits) && Bits->getType() == BC.getType() ? Bits
+                                                                   : nullptr;
+}
+
+bool Linearizer::bitsLoadedFromActiveMemory(const Value *V) const {
+  SmallVector<const Value *, 8> Work{V};
+  SmallPtrSet<const Value *, 16> Seen{V};
+  while (!Work.empty() && Seen.size() < 64) {
+    auto *I = dyn_cast<Instruction>(Work.pop_back_val());
+    if (!I)
+      continue;
+    if (auto *LI = dyn_cast<LoadInst>(I)) {
+      if (isShadowed(LI->getPointerOperand()))
+        return true;
+      continue;
+    }
+    if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
+        !isa<SelectInst>(I) && !isa<FreezeInst>(I))
+      continue;
+    for (const Value *Op : I->operands())
+      if (Op->getType()->isIntOrIntVectorTy() && Seen.insert(Op).second)
+        Work.push_back(Op);
+  }
+  return false;
+}
+
+const char *Linearizer::droppedDerivative(const Instruction &I) const {
+  if (isa<BitCastInst>(I) && I.getType()->isFPOrFPVectorTy()) {
+    if (FloatBits.count(I.getOperand(0)))
+      return "cannot differentiate floating-point bit manipulation (an "
+             "active value reinterpreted as an integer, changed, and turned "
+             "back): use fabs, copysign or a sign test instead";
+    // Floating-point bytes loaded as an integer and reinterpreted unchanged
+    // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
+    // x[i]): the tangent is the shadow's bytes (linearizeIntegerLoad).
+    if (reinterpretedTangent(cast<BitCastInst>(I)))
+      return nullptr;
+    // Bytes of memory that may carry derivatives, loaded as an integer,
+    // changed (or of unknown kind) and reinterpreted: a sign flip through
+    // memcpy becomes a load, an xor and a bitcast. The derivative stored
+    // with the bytes would be lost.
+    if (bitsLoadedFromActiveMemory(I.getOperand(0)))
+      return "cannot differentiate a floating-point value made from bytes "
+             "of memory that carries derivatives, read as an integer and "
+             "changed (type punning, such as a sign flip through memcpy "
+             "into a uint64_t): not supported yet";
+    // A callee given active data that returns a float in integer bits.
+    if (const CallBase *CB = callBitsComeFrom(I.getOperand(0));
+        CB && !isa<IntrinsicInst>(CB) && readsActiveData(*CB))
+      return FloatInIntegerReason;
+  }
+  // Active floating-point bits leaving in an integer (a return value, a
+  // struct's integer field, an argument of a function that will
+  // reinterpret them) would leave their derivative behind.
+  if (isa<ReturnInst>(I) || isa<InsertValueInst>(I)) {
+    const Value *Out = isa<ReturnInst>(I)
+                           ? cast<ReturnInst>(I).getReturnValue()
+                           : cast<InsertValueInst>(I).getInsertedValueOperand();
+    if (Out && FloatBits.count(Out))
+      return FloatInIntegerReason;
+  }
+  if (auto *CB = dyn_cast<CallBase>(&I);
+      CB && !isa<IntrinsicInst>(CB) &&
+      (!CB->getCalledFunction() || !CB->getCalledFunction()->isDeclaration()))
+    for (const Use &U : CB->args())
+      if (FloatBits.count(U.get()))
+        return FloatInIntegerReason;
+  const char *Why = untrackedFloatReason(I.getType());
+  if (!Why)
+    return nullptr;
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return readsActiveData(*CB) ? Why : nullptr;
+  return llvm::any_of(I.operands(),
+                      [&](const Use &U) { return carriesDerivative(U.get()); })
+             ? Why
+             : nullptr;
+}
+
+void Linearizer::fail(const Instruction &At, const Twine &Msg) {
+  if (!Failed)
+    D.diags().errorAt(At, Msg);
+  Failed = true;
+}
+
+Function *Linearizer::createJvpDeclaration(bool ReturnsShadow) {
+  // f's parameters, then a tangent per active one and a shadow per AD_DUP
+  // pointer, in parameter order. A returned pointer into active memory
+  // comes with its shadow.
+  SmallVector<Type *, 8> Params(Src.getFunctionType()->params());
+  for (Argument &A : Src.args())
+    if (Act.hasDerivative(A.getArgNo()))
+      Params.push_back(A.getType());
+  Type *RetTy = Src.getReturnType();
+  auto *FT = FunctionType::get(ReturnsShadow ? StructType::get(RetTy, RetTy)
+                                             : jvpReturnType(RetTy),
+                               Params, /*isVarArg=*/false);
+  Function *F =
+      Function::Create(FT, GlobalValue::InternalLinkage,
+                       derivedName(Primal, "jvp", Act), Src.getParent());
+  unsigned Next = Src.arg_size();
+  for (Argument &A : Src.args()) {
+    F->getArg(A.getArgNo())->setName(A.getName());
+    if (Act.hasDerivative(A.getArgNo()))
+      F->getArg(Next++)->setName("d" + A.getName());
+  }
+  return F;
+}
+
+Value *Linearizer::tangentOf(Value *V) {
+  if (!isVaried(V))
+    return Constant::getNullValue(V->getType());
+  Value *T = Tangent.lookup(V);
+  assert(T && "varied value used before its tangent was built");
+  return T;
+}
+
+Function *Linearizer::run() {
+  ActivityInfo Info = computeActivity(Src, Act, D.globals(), D.rules());
+  // A returned pointer comes with its shadow when the caller keeps it
+  // with pointers to memory with derivatives, and only then: the caller
+  // says so (Activity::shadowReturn), and its analysis, not f's, knows
+  // what it does with the pointer (std::max of a size in an object with
+  // derivatives and a local integer returns a pointer that may point to
+  // either, of which the caller only reads the integer).
+  bool ReturnsShadow = Act.shadowReturn() && isPointerLike(Src.getReturnType());
+  J = createJvpDeclaration(ReturnsShadow);
+  // Src is the private copy PrepareSource made (getJvp erases it next): its
+  // body and function metadata (the DISubprogram of its own) move into J
+  // rather than being copied once more. Instructions keep their identity,
+  // so the activity computed on Src holds for J.
+  SmallVector<Value *, 8> ArgsInJ;
+  for (Argument &A : Src.args())
+    ArgsInJ.push_back(J->getArg(A.getArgNo()));
+  takeBody(*J, Src, ArgsInJ);
+  // Calls of JVPs in f itself are f's code: only the calls this
+  // linearization makes are split by unzipping.
+  for (Instruction &I : instructions(*J))
+    if (calledJvp(I))
+      markInheritedJvpCall(cast<CallBase>(I));
+  copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
+  J->setLinkage(GlobalValue::InternalLinkage);
+  tagDerived(*J, DerivedKind::Jvp, Primal, Act);
+
+  // The activity sets name Src's arguments, instructions and addresses of
+  // active globals: J has its own arguments and Src's instructions.
+  auto InJ = [&](const Value *V) -> Value * {
+    if (auto *A = dyn_cast<Argument>(V))
+      return J->getArg(A->getArgNo());
+    return const_cast<Value *>(V);
+  };
+  for (const Value *V : Info.Varied)
+    Varied.insert(InJ(V));
+  for (const Value *V : Info.Shadowed)
+    Shadowed.insert(InJ(V));
+  FloatBits = std::move(Info.FloatBits); // instructions only
+  unsigned NextExtraArg = Src.arg_size();
+  for (Argument &A : Src.args()) {
+    if (Act.isActive(A.getArgNo()))
+      Tangent[J->getArg(A.getArgNo())] = J->getArg(NextExtraArg++);
+    else if (Act.isDup(A.getArgNo()))
+      Shadow[J->getArg(A.getArgNo())] = J->getArg(NextExtraArg++);
+  }
+
+  // Tangent PHIs first, so that uses across back edges find them.
+  ReversePostOrderTraversal<Function *> RPO(J);
+  SmallVector<std::pair<PHINode *, PHINode *>, 8> PhiPairs;
+  for (BasicBlock *BB : RPO)
+    for (PHINode &Phi : BB->phis())
+      if (isVaried(&Phi)) {
+        auto *TP = PHINode::Create(Phi.getType(), Phi.getNumIncomingValues(),
+                                   Phi.getName() + ".d");
+        TP->insertBefore(BB->getFirstNonPHIIt());
+        markLinear(TP);
+        Tangent[&Phi] = TP;
+        PhiPairs.push_back({&Phi, TP});
+      }
+
+  createShadowPhis();
+
+  SmallVector<Instruction *, 64> Work;
+  for (BasicBlock *BB : RPO)
+    for (Instruction &I : *BB)
+      if (!isa<PHINode>(I) && !isLinear(&I))
+        Work.push_back(&I);
+  for (Instruction *I : Work) {
+    if (const char *Why = droppedDerivative(*I))
+      return fail(*I, Why), nullptr;
+    if (auto *Ret = dyn_cast<ReturnInst>(I))
+      linearizeReturn(*Ret);
+    else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||
+             isa<LoadInst>(I) || isa<StoreInst>(I))
+      linearizeInstruction(*I);
+    if (Failed)
+      return nullptr;
+  }
+
+  if (!completeShadowPhis())
+    return nullptr;
+  for (auto [Phi, TP] : PhiPairs)
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+      Value *In = Phi->getIncomingValue(K);
+      // Values in unreachable blocks never got tangents; the edge is dead.
+      Value *T = (isVaried(In) && !Tangent.count(In))
+                     ? Constant::getNullValue(In->getType())
+                     : tangentOf(In);
+      TP->addIncoming(T, Phi->getIncomingBlock(K));
+    }
+
+  ++NumJvpFunctions;
+  return J;
+}
+
+/// Markers about memory that neither read nor change its values: a C++
+/// function-local static's guarded initialisation marks the variable
+/// invariant from -O1; Eigen's matrix product kernel prefetches.
+static bool isMemoryMarker(const Instruction &I) {
+  if (isa<DbgInfoIntrinsic>(I) || isa<LifetimeIntrinsic>(I))
+    return true;
+  auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && (II->getIntrinsicID() == Intrinsic::invariant_start ||
+                II->getIntrinsicID() == Intrinsic::invariant_end ||
+                II->getIntrinsicID() == Intrinsic::prefetch);
+}
+
+void Linearizer::linearizeInstruction(Instruction &I) {
+  if (auto *II = dyn_cast<IntrinsicInst>(&I);
+      II && II->getIntrinsicID() == Intrinsic::lifetime_start)
+    return linearizeLifetimeStart(*II);
+  if (isMemoryMarker(I))
+    return;
+  // Shadows of pointers loaded from memory are read on demand (shadowOf):
+  // a vtable pointer in an object with a shadow is never followed there.
+  if (isShadowed(&I) && isa<LoadInst>(I))
+    return;
+  // Shadows of address arithmetic and choices are built on demand too
+  // (shadowOf): std::max of two sizes, one kept in an object with
+  // derivatives and one in a local, picks between an address with a shadow
+  // and one without, and only integers are read through it.
+  if (isShadowed(&I) && derivesAddress(I))
+    return;
+  if (isShadowed(&I) && (!isa<CallBase>(I) || isAllocationCall(&I)))
+    return linearizeAddress(I);
+  if (auto *LI = dyn_cast<LoadInst>(&I))
+    return linearizeLoad(*LI);
+  if (auto *SI = dyn_cast<StoreInst>(&I))
+    return linearizeStore(*SI);
+  if (auto *MI = dyn_cast<MemIntrinsic>(&I))
+    return linearizeMemIntrinsic(*MI);
+  if (auto *CB = dyn_cast<CallBase>(&I))
+    return linearizeCall(*CB);
+  // freeze only stops poison: of a number it is that number. The optimiser
+  // adds it where it turns a branch into a select (c > 0 ? s / c : 0).
+  if (auto *Fr = dyn_cast<FreezeInst>(&I)) {
+    Tangent[Fr] = tangentOf(Fr->getOperand(0));
+    return;
+  }
+  // An integer load of floating-point bytes, reinterpreted: the tangent is
+  // the shadow's bytes, read where the integer was (linearizeIntegerLoad).
+  if (auto *BC = dyn_cast<BitCastInst>(&I))
+    if (Value *Bits = reinterpretedTangent(*BC)) {
+      Tangent[BC] = Bits;
+      return;
+    }
+  if (const JvpRule *R = findJvpRule(I, nullptr))
+    return applyRule(I, *R);
+  if (auto DataOps = linearDataOperands(I.getOpcode()))
+    return applyLinearStructure(I, *DataOps);
+  fail(I, Twine("cannot differentiate the instruction '") + I.getOpcodeName() +
+              "' (not supported yet)");
+}
+
+void Linearizer::linearizeCall(CallBase &CB) {
+  if (isDeallocationCall(&CB))
+    return linearizeDeallocation(CB);
+  // A pointer result that must have a shadow (Activity.cpp) needs the
+  // callee's JVP even when no derivative flows in.
+  bool ShadowedResult = isPointerLike(CB.getType()) && isShadowed(&CB);
+  if (!readsActiveData(CB) && !ShadowedResult)
+    return; // Inactive call: stays as primal code.
+  bool TouchesGlobals = D.globals().mayTouchActive(CB);
+  if (CB.isInlineAsm())
+    return fail(CB, "cannot differentiate inline assembly");
+  Function *Callee = CB.getCalledFunction();
+  if (!Callee)
+    return linearizeIndirectCall(CB, TouchesGlobals);
+  if (D.rules().isInactive(*Callee)) {
+    // AD_INACTIVE: a constant result. A pointer result, though given
+    // memory with derivatives, gets no shadow: which memory it points to
+    // is unknown, so reaching memory through it is an error (shadowOf)
+    // where a null shadow would crash the derived code.
+    if (isVaried(&CB) && !CB.getType()->isVoidTy())
+      Tangent[&CB] = Constant::getNullValue(CB.getType());
+    return;
+  }
+  if (D.rules().customJvp(*Callee))
+    return linearizeUserCall(CB, *Callee); // AD_CUSTOM_JVP
+  if (const JvpRule *R = findJvpRule(CB, &D.tli(*CB.getFunction())))
+    return applyRule(CB, *R);
+  if (isComplexArithmetic(*Callee))
+    return linearizeComplexArithmetic(CB);
+  if (!Callee->isDeclaration())
+    return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
+                             TouchesGlobals || ShadowedResult);
+  if (isKnownInactiveFunction(Callee->getName()))
+    return constantResult(CB);
+  if (isLinkStructureFunction(Callee->getName()))
+    return linearizeRelinkingCall(CB);
+  bool PassesActiveMemory = llvm::any_of(
+      CB.args(), [&](const Use &U) { return isShadowed(U.get()); });
+  // An external function whose result does not carry a derivative and
+  // that cannot write memory cannot influence the derivative; given memory
+  // with derivatives, a pointer it returns might need a shadow, an integer
+  // not (llvm.objectsize, which -fsanitize=undefined adds to array
+  // accesses).
+  if (!isDifferentiableType(CB.getType()) && Callee->onlyReadsMemory() &&
+      (!PassesActiveMemory || !isPointerLike(CB.getType())))
+    return;
+  // Nor to the OpenMP runtime, which runs an outlined region on threads:
+  // declaring it inactive would drop the region's derivative.
+  if (Callee->getName().starts_with("__kmpc_"))
+    return fail(CB, "cannot differentiate an OpenMP parallel region ('" +
+                        Callee->getName() +
+                        "'): not supported; keep the parallel loop outside "
+                        "the differentiated function, or compile this file "
+                        "without -fopenmp");
+  // Neither suggestion below applies to resizing memory with derivatives.
+  if (isReallocationCall(&CB))
+    return fail(CB, "cannot differentiate '" + Callee->getName() +
+                        "' of memory that carries derivatives (not "
+                        "supported yet): allocate the new block with malloc, "
+                        "copy the data, and free the old one");
+  fail(CB, "cannot differentiate a call to '" + displayName(*Callee) +
+               "': it has no derivative rule and its body is not visible "
+               "in this translation unit (define it in this file, give it a "
+               "forward rule with AD_CUSTOM_JVP, or declare it AD_INACTIVE "
+               "if it carries no derivative)");
+}
+
+TangentBuilder::TangentBuilder(Instruction *InsertBefore,
+                               const Instruction &Primal)
+    : IRBuilder(InsertBefore->getContext(), ConstantFolder(),
+                IRBuilderCallbackInserter(markLinear)) {
+  SetInsertPoint(InsertBefore);
+  // Derivative code inherits the user's fast-math choices for this operation.
+  if (auto *FPOp = dyn_cast<FPMathOperator>(&Primal))
+    setFastMathFlags(FPOp->getFastMathFlags());
+}
+
+void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
+  ++NumTangentInsts;
+  Instruction *Next = I.getNextNode();
+  IRBuilder<> CoefB(Next);
+  if (auto *FPOp = dyn_cast<FPMathOperator>(&I))
+    CoefB.setFastMathFlags(FPOp->getFastMathFlags());
+  TangentBuilder LinB(Next, I);
+  PartialBuilder Builder(CoefB, I);
+
+  unsigned NumArgs =
+      isa<CallBase>(I) ? cast<CallBase>(I).arg_size() : I.getNumOperands();
+  Value *Sum = nullptr;
+  for (unsigned K = 0; K < NumArgs; ++K) {
+    Value *Arg = Builder.x(K);
+    // A constant tangent is a linear zero (e.g. the result of floor): no term.
+    if (!isVaried(Arg) || isa<Constant>(tangentOf(Arg)))
+      continue;
+    if (K >= MaxRuleArgs || !R.Partials[K])
+      return fail(I, Twine("no derivative rule for argument ") + Twine(K + 1) +
+                         " of '" + R.Name + "'");
+    Partial P = R.Partials[K](Builder);
+    Value *DX = tangentOf(Arg);
+    Value *Term = nullptr;
+    switch (P.K) {
+    case Partial::Zero:
+      continue;
+    case Partial::One:
+    case Partial::MinusOne:
+      Term = DX;
+      break;
+    case Partial::Times:
+      Term = LinB.CreateFMul(P.Coef, DX);
+      break;
+    case Partial::Over:
+      Term = LinB.CreateFDiv(DX, P.Coef);
+      break;
+    case Partial::When:
+      Term =
+          LinB.CreateSelect(P.Coef, DX, Constant::getNullValue(DX->getType()));
+      break;
+    }
+    bool Negate = P.K == Partial::MinusOne;
+    if (!Sum)
+      Sum = Negate ? LinB.CreateFNeg(Term) : Term;
+    else
+      Sum = Negate ? LinB.CreateFSub(Sum, Term) : LinB.CreateFAdd(Sum, Term);
+  }
+  Tangent[&I] = Sum ? Sum : Constant::getNullValue(I.getType());
+}
+
+void Linearizer::applyLinearStructure(Instruction &I,
+                                      ArrayRef<unsigned> DataOps) {
+  ++NumTangentInsts;
+  Instruction *T = I.clone();
+  for (unsigned Op : DataOps)
+    T->setOperand(Op, tangentOf(I.getOperand(Op)));
+  T->setName(I.getName() + ".d");
+  T->insertAfter(&I);
+  markLinear(T);
+  Tangent[&I] = T;
+}
+
+void Linearizer::replaceCall(CallBase &CB, Value *With) {
+  CB.replaceAllUsesWith(With);
+  // The activity sets hold raw pointers: a later instruction allocated
+  // where CB was must not inherit its marks (the result of an iterator
+  // difference, an integer, once came out "with a shadow").
+  Varied.erase(&CB);
+  Shadowed.erase(&CB);
+  FloatBits.erase(&CB);
+  Tangent.erase(&CB);
+  Shadow.erase(&CB);
+  CB.eraseFromParent();
+}
+
+/// A call through a function pointer becomes a call of the dispatcher for
+/// its type (IndirectCalls.h), which is differentiated like a user function.
+void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
+  if (!isa<CallInst>(CB) || CB.getFunctionType()->isVarArg())
+    return fail(CB, "cannot differentiate this call through a function "
+                    "pointer (variadic, or an invoke)");
+  Function *Dispatcher =
+      getDispatcher(*J->getParent(), CB.getFunctionType(), D.rules());
+  if (!Dispatcher)
+    return fail(CB, "cannot differentiate a call through a function pointer: "
+                    "no function with this signature whose body is visible "
+                    "has its address taken in this translation unit");
+  SmallVector<Value *, 8> Args{CB.getCalledOperand()};
+  Args.append(CB.arg_begin(), CB.arg_end());
+  CallInst *Direct =
+      CallInst::Create(Dispatcher, Args, CB.getName(), CB.getIterator());
+  Direct->setDebugLoc(CB.getDebugLoc());
+  if (isVaried(&CB))
+    Varied.insert(Direct);
+  if (isShadowed(&CB))
+    Shadowed.insert(Direct);
+  replaceCall(CB, Direct);
+  // The target is only compared with functions: it carries no derivative.
+  linearizeUserCall(*Direct, *Dispatcher, /*FirstArgConst=*/true,
+                    TouchesGlobals);
+}
+
+/// Every function of a type whose address is taken is a possible target of
+/// a call through a pointer of that type (a std::function's manager, a
+/// logging callback), though most never are at a given call. One that
+/// cannot be differentiated, or a function it calls, must not fail every
+/// derivative that calls through such a pointer: errors there are kept,
+/// what the attempt generated is erased, and the call is given up on
+/// (giveUpOnTarget) as deep in the call tree as the error allows (a
+/// std::function's manager copies its closure, which cannot be
+/// differentiated at -O0, but also destroys it, which can).
+Function *Linearizer::tryTargetJvp(CallBase &CB, Function &Callee,
+                                   const Activity &CalleeAct,
+                                   std::string &Why) {
+  size_t Mark = D.generated().size();
+  Function *CalleeJvp;
+  SmallVector<std::string, 1> Warnings;
+  {
+    Diagnostics::Capture Kept(D.diags());
+    ++D.speculationDepth();
+    CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+    --D.speculationDepth();
+    if (!Kept.errors().empty())
+      Why = Kept.errors().front();
+    Warnings.append(Kept.warnings().begin(), Kept.warnings().end());
+  }
+  if (CalleeJvp && Why.empty()) {
+    for (const std::string &W : Warnings)
+      D.diags().warnAtRequest(W);
+    return CalleeJvp;
+  }
+  D.discardGeneratedSince(Mark);
+  if (Why.empty())
+    Why = "no reason given";
+  return nullptr;
+}
+
+void Linearizer::giveUpOnTarget(CallBase &CB, Function &Target, StringRef Why) {
+  D.diags().warnAtRequest(
+      "'" + displayName(Target) +
+      "', reached through a function pointer in the differentiated code, "
+      "cannot be differentiated: " +
+      Why + ". If derived code calls it, the program aborts with a message");
+  IRBuilder<> B(&CB);
+  emitUndifferentiableTarget(B, Target);
+  constantResult(CB); // the primal call stays, never reached
+}
+
+void Linearizer::linearizeRelinkingCall(CallBase &CB) {
+  // The shadow nodes mirror the primal ones (each allocated with its node,
+  // each link stored with its shadow): relinking them the same way keeps
+  // them so, and a node the call returns has the returned shadow node as
+  // its shadow. Scalars (which side to insert on) are the same.
+  auto Pointers = make_filter_range(
+      CB.args(), [](const Use &U) { return U->getType()->isPointerTy(); });
+  auto HasShadow = [&](const Use &U) { return isShadowed(U.get()); };
+  if (llvm::none_of(Pointers, HasShadow))
+    return; // a structure holding no derivatives
+  if (!llvm::all_of(Pointers, [&](const Use &U) {
+        return HasShadow(U) || isNullDerived(U.get());
+      }))
+    return fail(CB, "cannot differentiate '" +
+                        displayName(*CB.getCalledFunction()) +
+                        "': it links nodes that carry derivatives with nodes "
+                        "that do not (not supported)");
+  SmallVector<Value *, 4> Args;
+  for (Use &U : CB.args()) {
+    Value *S = U->getType()->isPointerTy() ? shadowOf(U.get(), CB) : U.get();
+    if (!S)
+      return;
+    Args.push_back(S);
+  }
+  IRBuilder<> B(CB.getNextNode());
+  CallInst *OnShadows =
+      B.CreateCall(CB.getFunctionType(), CB.getCalledOperand(), Args);
+  OnShadows->setAttributes(CB.getAttributes());
+  OnShadows->setCallingConv(CB.getCallingConv());
+  OnShadows->setDebugLoc(CB.getDebugLoc());
+  if (CB.getType()->isPointerTy()) {
+    Shadowed.insert(&CB);
+    Shadow[&CB] = OnShadows;
+  }
+}
+
+/// A call that stays primal code: its result carries no derivative, though
+/// the activity analysis saw active arguments go in.
+void Linearizer::constantResult(CallBase &CB) {
+  if (isShadowed(&CB))
+    Shadow[&CB] = Constant::getNullValue(CB.getType());
+  if (isVaried(&CB) && !CB.getType()->isVoidTy())
+    Tangent[&CB] = Constant::getNullValue(CB.getType());
+}
+
+/// \p F's parameter \p ArgNo, and at -O0 its reloads from the local it is
+/// spilled to.
+static SmallVector<const Value *, 4> parameterCopies(const Function &F,
+                                                     unsigned ArgNo) {
+  const Argument *A = F.getArg(ArgNo);
+  SmallVector<const Value *, 4> Copies{A};
+  for (const User *U : A->users())
+    if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getValueOperand() == A)
+      if (auto *Slot = dyn_cast<AllocaInst>(SI->getPointerOperand()))
+        for (const User *SlotUser : Slot->users())
+          if (isa<LoadInst>(SlotUser))
+            Copies.push_back(SlotUser);
+  return Copies;
+}
+
+/// Whether \p F stores its parameter \p ArgNo into memory, itself or
+/// through the functions it passes it to (up to \p Depth calls deep): a
+/// constructor initialising a pointer member, Eigen handing a functor
+/// object down to the kernel that keeps a reference to it, or
+/// std::unordered_map's operator[] putting its key's address in a tuple
+/// five calls down at -O0. A pointer through
+/// which no tangent is ever loaded (null, an empty functor object) is passed
+/// there with a null shadow: the memory may be shadow memory, which must
+/// then hold the stored pointer's shadow.
+static bool storesParameter(const Function &F, unsigned ArgNo,
+                            unsigned Depth = 8) {
+  if (F.isDeclaration() || ArgNo >= F.arg_size())
+    return false;
+  SmallVector<const Value *, 4> Copies = parameterCopies(F, ArgNo);
+  for (unsigned K = 0; K < Copies.size() && K < 16; ++K)
+    for (const Use &U : Copies[K]->uses()) {
+      if (auto *SI = dyn_cast<StoreInst>(U.getUser());
+          SI && U.getOperandNo() == 0 &&
+          !isa<AllocaInst>(SI->getPointerOperand()))
+        return true;
+      auto *CB = dyn_cast<CallBase>(U.getUser());
+      const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+      if (!Callee || !CB->isArgOperand(&U) || Callee == &F)
+        continue;
+      // Passed through std::move or std::forward (at -O0, calls that
+      // return their parameter): the result is the same pointer.
+      const Argument *Through = returnedParameter(*Callee);
+      if (Through && Through->getArgNo() == CB->getArgOperandNo(&U)) {
+        Copies.push_back(CB);
+        continue;
+      }
+      if (Depth && storesParameter(*Callee, CB->getArgOperandNo(&U), Depth - 1))
+        return true;
+    }
+  return false;
+}
+
+/// Whether \p F loads pointers, or stores floating-point data, through its
+/// pointer parameter \p ArgNo (through address arithmetic and choices):
+/// std::vector's _M_realloc_insert relocates the elements around its
+/// position argument, and _M_fill_insert fills from it, which is null when
+/// the vector is empty. Those pointers are stored where pointers with
+/// shadows are kept, and that data has derivatives, so the parameter needs
+/// a shadow, even a null one.
+static bool needsShadowEvenIfNull(const Function &F, unsigned ArgNo) {
+  if (F.isDeclaration() || ArgNo >= F.arg_size())
+    return false;
+  SmallVector<const Value *, 8> Work(parameterCopies(F, ArgNo));
+  SmallPtrSet<const Value *, 16> Seen(Work.begin(), Work.end());
+  while (!Work.empty() && Seen.size() < 256) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (LI->getType()->isPointerTy())
+          return true;
+        continue;
+      }
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getPointerOperand() == V &&
+            hasFloatLeaf(SI->getValueOperand()->getType()))
+          return true;
+        continue;
+      }
+      // A copy into it (the insertion point of std::vector's range
+      // insert, which is null + 0 for an empty vector at -O1).
+      if (auto *MT = dyn_cast<MemTransferInst>(U)) {
+        if (MT->getRawDest() == V)
+          return true;
+        continue;
+      }
+      if ((isa<GetElementPtrInst>(U) || isa<PHINode>(U) ||
+           isa<SelectInst>(U)) &&
+          Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
+}
+
+/// Whether the pointer \p CB returns is only used to read and write
+/// integers (through address arithmetic and choices, and compared): the
+/// size std::max picks of two sizes, one kept in an object with
+/// derivatives. Its shadow is never needed then. An integer read through it
+/// that is stored, reinterpreted or passed on might be bytes of a double
+/// or of a pointer, whose shadow bytes would have to go along.
+static bool onlyIntegersAccessedThrough(const CallBase &CB) {
+  SmallVector<const Value *, 8> Work{&CB};
+  SmallPtrSet<const Value *, 16> Seen{&CB};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (!LI->getType()->isIntegerTy() ||
+            llvm::any_of(LI->users(), [](const User *IU) {
+              return isa<StoreInst>(IU) || isa<CastInst>(IU) ||
+                     isa<CallBase>(IU);
+            }))
+          return false;
+      } else if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getValueOperand() == V ||
+            !SI->getValueOperand()->getType()->isIntegerTy())
+          return false;
+      } else if (isa<ICmpInst>(U)) {
+        continue;
+      } else if (isa<GetElementPtrInst>(U) || isa<PHINode>(U) ||
+                 isa<SelectInst>(U) || isa<FreezeInst>(U)) {
+        if (Seen.insert(U).second)
+          Work.push_back(U);
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
+                                   bool FirstArgConst,
+                                   bool EvenWithoutActiveArgs) {
+  if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
+    return fail(CB, "cannot differentiate a call of '" + displayName(Callee) +
+                        "' through a mismatched or variadic prototype");
+
+  // An argument whose tangent is a constant zero is constant for the
+  // callee; a pointer with a shadow is passed with it.
+  // A constant that reads as zero tangents and null pointer shadows from
+  // a zeroed twin (GlobalShadows::canHaveZeroTwin): a C++ VTT, from which
+  // a base class's constructor takes the vtable pointers it stores into
+  // an object with a shadow.
+  auto HasZeroTwin = [](const Value *V) {
+    const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
+    return GV && GlobalShadows::canHaveZeroTwin(*GV);
+  };
+  SmallVector<ArgRole, 8> Roles;
+  for (Use &U : CB.args()) {
+    Value *V = U.get();
+    if (FirstArgConst && U.getOperandNo() == 0)
+      Roles.push_back(ArgRole::Const);
+    else if (isShadowed(V) ||
+             (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
+              storesParameter(Callee, U.getOperandNo())) ||
+             ((isNullDerived(V) || HasZeroTwin(V)) &&
+              needsShadowEvenIfNull(Callee, U.getOperandNo())))
+      Roles.push_back(ArgRole::Dup);
+    else if (isVaried(V) && isDifferentiableType(V->getType()) &&
+             !isa<Constant>(tangentOf(V)))
+      Roles.push_back(ArgRole::Active);
+    else
+      Roles.push_back(ArgRole::Const);
+  }
+  // A pointer result that may point to memory with derivatives, used for
+  // more than integers: the callee must return its shadow, even if its
+  // own analysis would not find one (memory from an allocator object that
+  // carries none, kept where pointers with shadows are kept).
+  bool NeedsResultShadow = isPointerLike(CB.getType()) && isShadowed(&CB) &&
+                           differentiatedFromBody(&Callee, D.rules()) &&
+                           !onlyIntegersAccessedThrough(CB);
+  Activity CalleeAct(Roles, NeedsResultShadow);
+  // Only zero tangents flow in, none through globals, and no shadow is
+  // needed of the result: the call stays primal code.
+  if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
+      !EvenWithoutActiveArgs)
+    return;
+  Function *CalleeJvp;
+  if (isDispatcher(Primal) || D.speculationDepth()) {
+    std::string Why;
+    CalleeJvp = tryTargetJvp(CB, Callee, CalleeAct, Why);
+    if (!CalleeJvp)
+      return giveUpOnTarget(CB, Callee, Why);
+  } else {
+    CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+  }
+  if (!CalleeJvp) {
+    Failed = true;
+    return;
+  }
+  ++NumTangentInsts;
+  SmallVector<Value *, 8> Args(CB.args());
+  for (Use &U : CB.args()) {
+    if (CalleeAct.isActive(U.getOperandNo()))
+      Args.push_back(tangentOf(U.get()));
+    else if (CalleeAct.isDup(U.getOperandNo())) {
+      // Built on first use for a pointer loaded from memory or the
+      // address of an active global; the same place in its zeroed twin
+      // for a constant with one; the address itself for one computed from
+      // null; null for a pointer without tangents.
+      Value *S =
+          isShadowed(U.get()) || HasZeroTwin(U.get()) || isNullDerived(U.get())
+              ? shadowOf(U.get(), CB)
+              : Constant::getNullValue(U.get()->getType());
+      if (!S)
+        return;
+      Args.push_back(S);
+    }
+  }
+  IRBuilder<> B(&CB);
+  CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
+  Mixed->setDebugLoc(CB.getDebugLoc());
+  if (isPointerLike(CB.getType()) && Mixed->getType() != CB.getType()) {
+    // A pointer into active memory (or a struct of such) and its shadow.
+    Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
+    Value *S = B.CreateExtractValue(Mixed, 1, CB.getName() + ".shadow");
+    replaceCall(CB, Y);
+    Shadowed.insert(Y);
+    Shadow[Y] = S;
+    return;
+  }
+  if (!isDifferentiableType(CB.getType())) {
+    // Effects on memory only (or an integer result): no tangent to return.
+    replaceCall(CB, Mixed);
+    return;
+  }
+  Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());
+  auto *DY =
+      cast<Instruction>(B.CreateExtractValue(Mixed, 1, CB.getName() + ".d"));
+  markLinear(DY);
+  replaceCall(CB, Y);
+  Varied.insert(Y);
+  Tangent[Y] = DY;
+}
+
+void packJvpReturn(ReturnInst &Ret, Value *Y, Value *DY) {
+  Type *PairTy = jvpReturnType(Y->getType());
+  // Built directly, not through a constant folder: unpackJvpReturn relies on
+  // the two insertvalue instructions being there.
+  auto *WithPrimal = InsertValueInst::Create(PoisonValue::get(PairTy), Y, {0});
+  WithPrimal->insertBefore(Ret.getIterator());
+  auto *WithTangent = InsertValueInst::Create(WithPrimal, DY, {1});
+  WithTangent->insertBefore(Ret.getIterator());
+  markLinear(WithTangent);
+  Ret.setOperand(0, WithTangent);
+}
+
+void Linearizer::linearizeReturn(ReturnInst &Ret) {
+  Value *RV = Ret.getReturnValue();
+  if (RV && J->getReturnType() != RV->getType() &&
+      isPointerLike(RV->getType())) {
+    // {pointer, its shadow}: both addresses, non-linear. Asked for the
+    // shadow by the caller, a pointer that never leads to a tangent (a
+    // function, a vtable) has a null one; any other pointer without one
+    // would leave the caller, which keeps it with pointers to memory with
+    // derivatives, a mix it cannot tell apart.
+    Value *S = nullptr;
+    if (isShadowed(RV))
+      S = shadowOf(RV, Ret);
+    else if (pointsToNonDifferentiableData(RV))
+      S = Constant::getNullValue(RV->getType());
+    else
+      return fail(Ret, "cannot differentiate: this function returns a "
+                       "pointer to memory without derivatives to a caller "
+                       "that keeps it where pointers to memory with "
+                       "derivatives are kept: not supported yet");
+    if (!S)
+      return;
+    IRBuilder<> B(&Ret);
+    Value *Pair =
+        B.CreateInsertValue(PoisonValue::get(J->getReturnType()), RV, 0);
+    Ret.setOperand(0, B.CreateInsertValue(Pair, S, 1));
+    return;
+  }
+  if (!RV || !isDifferentiableType(RV->getType()))
+    return;
+  packJvpReturn(Ret, RV, tangentOf(RV));
+}
+
+Function *linearize(Function &Src, Function &Primal, const Activity &A,
+                    Differentiator &D) {
+  Linearizer L(Src, Primal, A, D);
+  return L.run();
+}
+
+void keepZeroTangentsZero(Function &Jvp) {
+  for (Instruction &I : make_early_inc_range(instructions(Jvp))) {
+    auto *Quotient = dyn_cast<BinaryOperator>(&I);
+    if (!Quotient || Quotient->getOpcode() != Instruction::FDiv ||
+        !isLinear(Quotient))
+      continue;
+    IRBuilder<> B(Quotient->getNextNode());
+    Value *Kept = strongZero(B, Quotient, Quotient->getOperand(0),
+                             Quotient->getOperand(1));
+    if (Kept != Quotient)
+      Quotient->replaceUsesWithIf(Kept,
+                                  [&](Use &U) { return U.getUser() != Kept; });
+  }
+}
+
+} // namespace ad

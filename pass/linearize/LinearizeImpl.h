@@ -1,0 +1,152 @@
+//===- LinearizeImpl.h - the JVP builder, shared by its two files -*- C++
+//-*-===//
+//
+// Linearize.cpp builds tangents of values, control flow and calls;
+// LinearizeMemory.cpp builds shadows of pointers and the tangent side of
+// memory (loads, stores, memcpy/memset, allocations). Private to the stage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_LINEARIZEIMPL_H
+#define ADPASS_LINEARIZEIMPL_H
+
+#include "prepare/Activity.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+namespace ad {
+
+class Differentiator;
+struct JvpRule;
+
+/// A builder whose every instruction is marked linear, inheriting the
+/// user's fast-math flags of the primal operation.
+struct TangentBuilder
+    : llvm::IRBuilder<llvm::ConstantFolder, llvm::IRBuilderCallbackInserter> {
+  TangentBuilder(llvm::Instruction *InsertBefore,
+                 const llvm::Instruction &Primal);
+};
+
+/// compiler-rt's complex multiply and divide (__muldc3 and friends), whose
+/// JVP LinearizeComplex.cpp builds.
+bool isComplexArithmetic(const llvm::Function &Callee);
+
+/// Constants (null, functions, vtables, not globals holding floating-point
+/// data) and locals that hold neither floating-point data nor pointers, and
+/// constant structs of such pointers: no tangent is ever loaded through
+/// such a pointer, and its shadow, where one is needed, is null.
+bool pointsToNonDifferentiableData(const llvm::Value *V);
+
+/// Null, or an address computed from it (an empty std::vector's end, null
+/// + size, at -O2): it points nowhere, in the shadow too, so it is its own
+/// shadow.
+bool isNullDerived(const llvm::Value *P);
+
+class Linearizer {
+public:
+  Linearizer(llvm::Function &Src, llvm::Function &Primal, const Activity &A,
+             Differentiator &D)
+      : Src(Src), Primal(Primal), Act(A), D(D) {}
+
+  llvm::Function *run();
+
+private:
+  llvm::Function *createJvpDeclaration(bool ReturnsShadow);
+  llvm::Value *tangentOf(llvm::Value *V);
+  bool isVaried(const llvm::Value *V) const { return Varied.count(V); }
+  bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
+  /// A varied value or a pointer with a shadow: an operand through which
+  /// derivatives flow.
+  bool carriesDerivative(const llvm::Value *V) const {
+    return isVaried(V) || isShadowed(V);
+  }
+  /// The shadow of pointer \p P; reports (and returns null) if it has none.
+  llvm::Value *shadowOf(llvm::Value *P, const llvm::Instruction &User);
+  /// Whether the call reads data that carries derivatives: an active
+  /// argument, a pointer with a shadow, or an active global.
+  bool readsActiveData(const llvm::CallBase &CB) const;
+  /// Why \p I would silently drop a derivative (a value of a type no
+  /// tangent follows computed from active data, or an active value's bits
+  /// turned back into floating point), or null.
+  const char *droppedDerivative(const llvm::Instruction &I) const;
+  /// The tangent of \p BC when it reinterprets an integer load of
+  /// floating-point bytes (the shadow's bytes, read by
+  /// linearizeIntegerLoad), or null.
+  llvm::Value *reinterpretedTangent(const llvm::BitCastInst &BC) const;
+  /// Whether integer \p V is made (by integer arithmetic, casts and
+  /// choices) from an integer load of memory with a shadow.
+  bool bitsLoadedFromActiveMemory(const llvm::Value *V) const;
+  void linearizeInstruction(llvm::Instruction &I);
+  void applyRule(llvm::Instruction &I, const JvpRule &R);
+  void applyLinearStructure(llvm::Instruction &I,
+                            llvm::ArrayRef<unsigned> DataOps);
+  void linearizeCall(llvm::CallBase &CB);
+  /// \p EvenWithoutActiveArgs: the callee may access active globals, or
+  /// its pointer result must have a shadow, so it is differentiated even
+  /// when no argument carries a derivative.
+  void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee,
+                         bool FirstArgConst = false,
+                         bool EvenWithoutActiveArgs = false);
+  void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
+  /// In a dispatcher: the derivative of the possible target \p Callee, or
+  /// null when it cannot be built (then \p Why says why).
+  llvm::Function *tryTargetJvp(llvm::CallBase &CB, llvm::Function &Callee,
+                               const Activity &CalleeAct, std::string &Why);
+  /// A dispatcher's call of a target with no derivative: warns, and aborts
+  /// at run time if derived code ever calls it.
+  void giveUpOnTarget(llvm::CallBase &CB, llvm::Function &Target,
+                      llvm::StringRef Why);
+  void constantResult(llvm::CallBase &CB);
+  /// A call of an isLinkStructureFunction: made again on the shadows.
+  void linearizeRelinkingCall(llvm::CallBase &CB);
+  /// Replaces \p CB, which a derived call took the place of, by \p With
+  /// and erases it, with its entries in the activity sets.
+  void replaceCall(llvm::CallBase &CB, llvm::Value *With);
+  // LinearizeComplex.cpp
+  void linearizeComplexArithmetic(llvm::CallBase &CB);
+  void linearizeReturn(llvm::ReturnInst &Ret);
+  void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
+
+  // LinearizeMemory.cpp
+  void createShadowPhis();
+  /// Fills in the incoming shadows of the shadow phis that are used, and
+  /// erases the others. False on error.
+  bool completeShadowPhis();
+  void linearizeAddress(llvm::Instruction &I);
+  void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeDeallocation(llvm::CallBase &CB);
+  void linearizeLoad(llvm::LoadInst &LI);
+  void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
+  void linearizeStore(llvm::StoreInst &SI);
+  void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
+  void linearizeLifetimeStart(llvm::IntrinsicInst &LS);
+  /// Memory the function may read as constant data: read-only globals and
+  /// AD_CONST arguments.
+  bool isInactiveMemory(const llvm::Value *P) const;
+  bool
+  isInactiveMemory(const llvm::Value *P,
+                   llvm::SmallPtrSetImpl<const llvm::Value *> &Visited) const;
+  bool storedPointersAreInactive(
+      const llvm::AllocaInst &AI,
+      llvm::SmallPtrSetImpl<const llvm::Value *> &Visited) const;
+
+  llvm::Function &Src;
+  llvm::Function &Primal;
+  Activity Act;
+  Differentiator &D;
+  llvm::Function *J = nullptr;
+  llvm::SmallPtrSet<const llvm::Value *, 32> Varied;   // values of J
+  llvm::SmallPtrSet<const llvm::Value *, 16> Shadowed; // values of J
+  llvm::SmallPtrSet<const llvm::Value *, 4> FloatBits; // ActivityInfo's
+  llvm::DenseMap<const llvm::Value *, llvm::Value *> Tangent;
+  llvm::DenseMap<const llvm::Value *, llvm::Value *> Shadow;
+  /// Integer loads of doubles' or pointers' bytes from memory with a shadow
+  /// (linearizeIntegerLoad): the shadow memory's bytes there, read at the
+  /// same point, a tangent (linear) or a shadow pointer's bits.
+  llvm::DenseMap<const llvm::Value *, llvm::Value *> ShadowBits;
+  llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 4> ShadowPhis;
+  bool Failed = false;
+};
+
+} // namespace ad
+
+#endif

@@ -1,0 +1,623 @@
+//===- Activity.cpp - argument activity and varied values -----------------===//
+#include "prepare/Activity.h"
+#include "driver/CustomRules.h"
+#include "prepare/GlobalShadows.h"
+
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+using namespace llvm;
+
+namespace ad {
+
+namespace {
+/// The kinds of leaves a type is made of (bits).
+enum LeafKind : unsigned { FloatLeaf = 1, IntLeaf = 2, OtherLeaf = 4 };
+} // namespace
+
+static unsigned leafKinds(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    if (ST->isOpaque() || ST->getNumElements() == 0)
+      return OtherLeaf;
+    unsigned Kinds = 0;
+    for (Type *E : ST->elements())
+      Kinds |= leafKinds(E);
+    return Kinds;
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return AT->getNumElements() ? leafKinds(AT->getElementType()) : OtherLeaf;
+  if (auto *VT = dyn_cast<VectorType>(T))
+    T = VT->getElementType();
+  if (T->isFloatingPointTy() && !T->isX86_FP80Ty() && !T->isFP128Ty() &&
+      !T->isPPC_FP128Ty())
+    return FloatLeaf;
+  return T->isIntegerTy() ? IntLeaf : OtherLeaf;
+}
+
+bool isDifferentiableType(const Type *T) {
+  // Floating-point values, and aggregates of them returned by value. An
+  // aggregate may also hold integers (struct {double value; int steps;}):
+  // its tangent has the same type, with zero integer fields, which no rule
+  // reads (JAX's float0).
+  unsigned Kinds = leafKinds(T);
+  return (Kinds & FloatLeaf) && !(Kinds & OtherLeaf) &&
+         (!(Kinds & IntLeaf) || T->isAggregateType());
+}
+
+Activity Activity::defaultFor(const Function &F) {
+  SmallVector<ArgRole, 8> Roles;
+  // docs/api.md's defaults: float/double active, pointers with a shadow.
+  for (const Argument &A : F.args())
+    Roles.push_back(isDifferentiableType(A.getType()) ? ArgRole::Active
+                    : A.getType()->isPointerTy()      ? ArgRole::Dup
+                                                      : ArgRole::Const);
+  return Activity(std::move(Roles));
+}
+
+/// Ends str() when the return role is set; no ArgRole uses it.
+static constexpr char ShadowReturnMark = 'r';
+
+unsigned Activity::numActive() const {
+  return llvm::count(Roles, ArgRole::Active);
+}
+
+SmallVector<unsigned, 8> Activity::extraOwners() const {
+  SmallVector<unsigned, 8> Owners;
+  for (unsigned K = 0; K < Roles.size(); ++K)
+    if (hasDerivative(K))
+      Owners.push_back(K);
+  return Owners;
+}
+
+std::string Activity::str() const {
+  std::string S;
+  for (ArgRole R : Roles)
+    S.push_back(static_cast<char>(R));
+  if (ShadowReturn)
+    S.push_back(ShadowReturnMark);
+  return S;
+}
+
+Activity Activity::parse(StringRef S) {
+  bool ShadowReturn = S.consume_back(StringRef(&ShadowReturnMark, 1));
+  SmallVector<ArgRole, 8> Roles;
+  for (char C : S)
+    Roles.push_back(static_cast<ArgRole>(C));
+  return Activity(std::move(Roles), ShadowReturn);
+}
+
+bool containsFloatingPoint(const Type *T) {
+  if (isDifferentiableType(T))
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), containsFloatingPoint);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return containsFloatingPoint(AT->getElementType());
+  return false;
+}
+
+bool containsPointer(const Type *T) {
+  if (T->isPointerTy())
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), containsPointer);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return containsPointer(AT->getElementType());
+  return false;
+}
+
+bool hasFloatLeaf(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), hasFloatLeaf);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasFloatLeaf(AT->getElementType());
+  return T->isFPOrFPVectorTy();
+}
+
+bool hasNonFloatLeaf(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return llvm::any_of(ST->elements(), hasNonFloatLeaf);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return hasNonFloatLeaf(AT->getElementType());
+  return !T->isFPOrFPVectorTy();
+}
+
+bool holdsUnion(const Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T))
+    return (ST->hasName() && (ST->getName().starts_with("union.") ||
+                              ST->getName().contains(".union."))) ||
+           llvm::any_of(ST->elements(), holdsUnion);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return holdsUnion(AT->getElementType());
+  return false;
+}
+
+static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
+  auto *CB = dyn_cast<CallBase>(V);
+  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+  return F && F->isDeclaration() && llvm::is_contained(Names, F->getName());
+}
+
+// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
+// temporary buffer), and the operator deletes that go with them.
+bool isAllocationCall(const Value *V) {
+  return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t",
+                   "_ZnamRKSt9nothrow_t", "aligned_alloc"});
+}
+
+bool isDeallocationCall(const Value *V) {
+  return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+                   "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t"});
+}
+
+bool isReallocationCall(const Value *V) {
+  return calls(V, {"realloc", "reallocarray"});
+}
+
+SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
+                                                     ArrayRef<Function *> Roots,
+                                                     const CustomRules &Rules) {
+  SmallPtrSet<const Function *, 32> Seen;
+  SmallVector<const Function *, 32> Work;
+  auto Visit = [&](const Function *F) {
+    if (F && !F->isDeclaration() && Seen.insert(F).second)
+      Work.push_back(F);
+  };
+  for (Function *F : Roots) {
+    Visit(F);
+    Visit(Rules.customJvp(*F));
+  }
+  bool AddedAddressTaken = false;
+  while (!Work.empty()) {
+    const Function *F = Work.pop_back_val();
+    for (const Instruction &I : instructions(*F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB)
+        continue;
+      if (const Function *Callee = CB->getCalledFunction()) {
+        Visit(Callee);
+        Visit(Rules.customJvp(*Callee));
+      } else if (!CB->isInlineAsm() && !AddedAddressTaken) {
+        AddedAddressTaken = true;
+        for (Function &G : M)
+          if (G.hasAddressTaken())
+            Visit(&G);
+      }
+    }
+  }
+  return Seen;
+}
+
+bool allPointersStoredInto(
+    const AllocaInst &AI,
+    function_ref<bool(const Value *P, bool PassedToCall)> Accept) {
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 8> Seen{&AI};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        const Value *Stored = SI->getValueOperand();
+        if (SI->getPointerOperand() == V && isPointerLike(Stored->getType()) &&
+            !Accept(Stored, /*PassedToCall=*/false))
+          return false;
+      } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
+        Work.push_back(U);
+      } else if (auto *CB = dyn_cast<CallBase>(U)) {
+        for (const Use &Arg : CB->args())
+          if (Arg.get() != V && Arg->getType()->isPointerTy() &&
+              !Accept(Arg.get(), /*PassedToCall=*/true))
+            return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// No pointer is stored into \p AI in this function: only callees it is
+/// passed to (a constructor) do. A local that this function fills with
+/// pointers itself is judged by what it stores (computeActivity).
+static bool onlyCalleesStorePointersInto(const AllocaInst &AI) {
+  // Its own addresses and null, which this function stores too, say
+  // nothing of other memory: std::map's header, inlined from -O1, points
+  // to itself while the tree is empty.
+  return allPointersStoredInto(AI, [&](const Value *P, bool PassedToCall) {
+    return PassedToCall || isa<ConstantPointerNull>(P) ||
+           getUnderlyingObject(P) == &AI;
+  });
+}
+
+/// Bytes from alloca() (an i8 array allocation), or a union, that the
+/// function reads or writes as floating point: memory for doubles, not a
+/// char buffer.
+static bool isFloatingPointBuffer(const AllocaInst &AI) {
+  if (!(AI.isArrayAllocation() && AI.getAllocatedType()->isIntegerTy(8)) &&
+      !holdsUnion(AI.getAllocatedType()))
+    return false;
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 16> Seen{&AI};
+  while (!Work.empty() && Seen.size() < 64) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U);
+          LI && containsFloatingPoint(LI->getType()))
+        return true;
+      if (auto *SI = dyn_cast<StoreInst>(U);
+          SI && SI->getPointerOperand() == V &&
+          containsFloatingPoint(SI->getValueOperand()->getType()))
+        return true;
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
+}
+
+/// Pointers and integers, in structs and arrays of them.
+static bool onlyPointerAndIntegerLeaves(const Type *T) {
+  if (T->isPointerTy() || T->isIntegerTy())
+    return true;
+  if (auto *ST = dyn_cast<StructType>(T))
+    return !ST->isOpaque() && ST->getNumElements() &&
+           llvm::all_of(ST->elements(), onlyPointerAndIntegerLeaves);
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return AT->getNumElements() &&
+           onlyPointerAndIntegerLeaves(AT->getElementType());
+  return false;
+}
+
+bool isPointerLike(const Type *T) {
+  // Integer fields (a size kept next to the data pointer) come along: in
+  // a shadow they hold the primal's integers, which no derivative reads.
+  return containsPointer(T) && onlyPointerAndIntegerLeaves(T);
+}
+
+bool derivesAddress(const Instruction &I) {
+  if (auto *II = dyn_cast<IntrinsicInst>(&I))
+    return II->getIntrinsicID() == Intrinsic::threadlocal_address;
+  if (isa<ExtractValueInst>(I) || isa<InsertValueInst>(I))
+    return isPointerLike(I.getType()) &&
+           isPointerLike(I.getOperand(0)->getType());
+  return isa<GetElementPtrInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
+         isa<AddrSpaceCastInst>(I) || isa<FreezeInst>(I);
+}
+
+/// Whether integer-valued \p I holds bits of a varied value: a bitcast of
+/// one, or data movement and arithmetic on such bits (not a comparison,
+/// which is a predicate of them).
+static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
+  if (isa<BitCastInst>(I))
+    return Info.Varied.count(I.getOperand(0));
+  if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
+      !isa<SelectInst>(I) && !isa<FreezeInst>(I) &&
+      !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) &&
+      !isa<ShuffleVectorInst>(I) && !isa<ExtractValueInst>(I) &&
+      !isa<InsertValueInst>(I))
+    return false;
+  return llvm::any_of(I.operands(), [&](const Use &U) {
+    return Info.FloatBits.count(U.get());
+  });
+}
+
+/// Whether the pointer \p CB returns, or one taken out of the struct it
+/// returns (std::get_temporary_buffer's pair<T *, ptrdiff_t>, whose
+/// pointer std::stable_sort's buffer keeps at -O0), is stored where
+/// pointers with shadows are kept.
+static bool isStoredWhereShadowsAreKept(const CallBase &CB,
+                                        const ActivityInfo &Info) {
+  SmallVector<const Value *, 4> Parts{&CB};
+  for (unsigned K = 0; K < Parts.size(); ++K)
+    for (const User *U : Parts[K]->users()) {
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getValueOperand() == Parts[K] &&
+            Info.Shadowed.count(SI->getPointerOperand()))
+          return true;
+      } else if (isa<ExtractValueInst>(U) && isPointerLike(U->getType())) {
+        Parts.push_back(U);
+      }
+    }
+  return false;
+}
+
+/// Follows the pointers \p F may return back to where they come from:
+/// through address arithmetic, choices, casts, struct fields and the
+/// locals they are kept in (at -O0 every value is, and a returned struct
+/// is copied into the return slot). Only what this function keeps in its
+/// own locals is known; a call ends the way back. \p Visit sees each value
+/// on the way; the walk stops when it returns true, and so does this.
+static bool anyReturnSource(const Function &F,
+                            function_ref<bool(const Value *)> Visit) {
+  SmallVector<const Value *, 16> Work;
+  for (const BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      if (const Value *RV = Ret->getReturnValue();
+          RV && isPointerLike(RV->getType()))
+        Work.push_back(RV);
+  SmallPtrSet<const Value *, 32> Seen;
+  while (!Work.empty() && Seen.size() < 128) {
+    const Value *V = Work.pop_back_val();
+    if (!Seen.insert(V).second)
+      continue;
+    if (Visit(V))
+      return true;
+    if (isa<CallBase>(V))
+      continue;
+    if (auto *AI = dyn_cast<AllocaInst>(V)) {
+      // The local's contents: what is stored or copied into it.
+      SmallVector<const Value *, 8> Parts{AI};
+      for (unsigned K = 0; K < Parts.size() && K < 32; ++K)
+        for (const User *U : Parts[K]->users()) {
+          if (auto *SI = dyn_cast<StoreInst>(U);
+              SI && SI->getPointerOperand() == Parts[K])
+            Work.push_back(SI->getValueOperand());
+          else if (auto *MT = dyn_cast<MemTransferInst>(U);
+                   MT && MT->getRawDest() == Parts[K])
+            Work.push_back(getUnderlyingObject(MT->getRawSource()));
+          else if (isa<GetElementPtrInst>(U))
+            Parts.push_back(U);
+        }
+    } else if (auto *LI = dyn_cast<LoadInst>(V)) {
+      if (auto *Slot = dyn_cast<AllocaInst>(
+              getUnderlyingObject(LI->getPointerOperand())))
+        Work.push_back(Slot);
+    } else if (auto *I = dyn_cast<Instruction>(V);
+               I && (derivesAddress(*I) || isa<CastInst>(I))) {
+      for (const Use &Op : I->operands())
+        if (isPointerLike(Op->getType()))
+          Work.push_back(Op.get());
+    }
+  }
+  return false;
+}
+
+/// Whether \p F may return memory that it, or a function of this file it
+/// calls, allocates: a helper that makes a buffer, a list node, or a
+/// {rows, cols, data} handle. An accessor, which returns an address inside
+/// an object it is given, does not.
+static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
+                                   DenseMap<const Function *, bool> &Memo) {
+  if (auto It = Memo.find(&F); It != Memo.end())
+    return It->second;
+  Memo[&F] = false; // recursion: the other returns decide
+  bool Found = anyReturnSource(F, [&](const Value *V) {
+    if (isAllocationCall(V))
+      return true;
+    auto *CB = dyn_cast<CallBase>(V);
+    const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    return Callee && !Callee->isDeclaration() && Depth &&
+           returnsAllocatedMemory(*Callee, Depth - 1, Memo);
+  });
+  Memo[&F] = Found;
+  return Found;
+}
+
+bool differentiatedFromBody(const Function *Callee, const CustomRules &Rules) {
+  return Callee && !Callee->isDeclaration() && !Rules.isInactive(*Callee) &&
+         !Rules.customJvp(*Callee);
+}
+
+ActivityInfo computeActivity(const Function &F, const Activity &A,
+                             const GlobalShadows &Globals,
+                             const CustomRules &Rules) {
+  ActivityInfo Info;
+  for (const Argument &Arg : F.args()) {
+    if (A.isActive(Arg.getArgNo()))
+      Info.Varied.insert(&Arg);
+    if (A.isDup(Arg.getArgNo()))
+      Info.Shadowed.insert(&Arg);
+  }
+  for (const Instruction &I : instructions(F))
+    for (const Value *Op : I.operands())
+      if (Globals.isShadowed(Op))
+        Info.Shadowed.insert(Op);
+
+  // Forward data flow to a fixed point: loops and PHIs need more than one
+  // sweep, and the iteration is cheap.
+  bool Changed = true;
+  auto Mark = [&](auto &Set, const Value *V) {
+    if (Set.insert(V).second)
+      Changed = true;
+  };
+  // Whether only callees store pointers into a local: a walk over its
+  // uses, asked once per active store or call that reaches it (every
+  // v[i] = ... of a local vector), so remembered.
+  DenseMap<const AllocaInst *, bool> FilledByCallees;
+  auto OnlyCalleesFill = [&](const AllocaInst &AI) {
+    auto [It, New] = FilledByCallees.try_emplace(&AI, false);
+    if (New)
+      It->second = onlyCalleesStorePointersInto(AI);
+    return It->second;
+  };
+  DenseMap<const Function *, bool> AllocatingHelpers;
+  // The caller needs the shadow of what f returns: the calls whose results
+  // f returns must give theirs (Linearize asks their JVPs with the same
+  // role), and the rest follows forward (address arithmetic on them, the
+  // locals they are kept in). Memory allocated here has a shadow anyway.
+  // So do the locals it is loaded from: at -O0 a returned iterator is
+  // built in one by its constructor (std::unordered_map's end(), which
+  // holds null).
+  SmallPtrSet<const CallBase *, 4> ReturnedCalls;
+  if (A.shadowReturn())
+    anyReturnSource(F, [&](const Value *V) {
+      if (auto *CB = dyn_cast<CallBase>(V))
+        ReturnedCalls.insert(CB);
+      else if (auto *AI = dyn_cast<AllocaInst>(V);
+               AI && containsPointer(AI->getAllocatedType()))
+        Info.Shadowed.insert(AI);
+      return false;
+    });
+  while (Changed) {
+    Changed = false;
+    for (const Instruction &I : instructions(F)) {
+      if (isPointerLike(I.getType())) {
+        if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+          // Memory that can hold derivatives, or pointers to such memory
+          // (a closure capturing by reference, a struct of pointers) once a
+          // pointer with a shadow is stored there. A local holding only
+          // pointers into inactive memory (an iterator over AD_CONST data)
+          // has no shadow.
+          if (containsFloatingPoint(AI->getAllocatedType()) ||
+              isFloatingPointBuffer(*AI) ||
+              (containsPointer(AI->getAllocatedType()) &&
+               !allPointersStoredInto(*AI, [&](const Value *P, bool) {
+                 return !Info.Shadowed.count(P);
+               })))
+            Mark(Info.Shadowed, &I);
+        } else if (isAllocationCall(&I)) {
+          Mark(Info.Shadowed, &I);
+        } else if (auto *LI = dyn_cast<LoadInst>(&I)) {
+          // A pointer kept in memory with a shadow: its shadow is kept in
+          // the shadow memory.
+          if (Info.Shadowed.count(LI->getPointerOperand()))
+            Mark(Info.Shadowed, &I);
+        } else if (auto *CB = dyn_cast<CallBase>(&I);
+                   CB && !derivesAddress(I)) {
+          // A pointer returned by a call that was given active memory (an
+          // accessor such as std::vector::operator[] at -O0), or that may
+          // reach active globals (a getter of a global buffer), is assumed
+          // to point into it; the callee's JVP returns its shadow. So is
+          // one from a function in this file that is stored where pointers
+          // with shadows are kept: storage from an allocating helper
+          // (std::valarray's __valarray_get_storage at -O0), or returned
+          // by f to a caller that needs its shadow.
+          const Function *Callee = CB->getCalledFunction();
+          bool GivenActiveMemory = llvm::any_of(CB->args(), [&](const Use &U) {
+            return Info.Shadowed.count(U.get());
+          });
+          bool KeptWithShadows = differentiatedFromBody(Callee, Rules) &&
+                                 isStoredWhereShadowsAreKept(*CB, Info);
+          bool Returned =
+              ReturnedCalls.count(CB) && differentiatedFromBody(Callee, Rules);
+          if (Globals.mayTouchActive(*CB) || GivenActiveMemory ||
+              KeptWithShadows || Returned)
+            Mark(Info.Shadowed, &I);
+        } else if (derivesAddress(I) &&
+                   llvm::any_of(I.operands(), [&](const Use &U) {
+                     return isPointerLike(U->getType()) &&
+                            Info.Shadowed.count(U.get());
+                   })) {
+          Mark(Info.Shadowed, &I);
+        }
+      }
+      // Active data stored (or copied) through a pointer that a call
+      // returned (operator[] of a local std::vector at -O0), or given to a
+      // call together with such pointers (std::fill(v.begin(), v.end(), x)):
+      // the locals holding pointers that those calls were given get
+      // shadows, so that the calls are differentiated and see shadow
+      // addresses. Their pointers are stored by callees (the vector's
+      // constructor), which this function does not see. Through nested
+      // accessors too (m[i][j] of a vector of vectors), and through the
+      // pointers loaded from such locals. Likewise the locals given to a
+      // call of this file whose pointer result needs a shadow (a
+      // std::__allocated_ptr guard, whose get() returns the memory
+      // std::make_shared allocated, at -O0): its JVP finds that shadow
+      // through them.
+      SmallVector<const Value *, 4> Destinations;
+      if (auto *SI = dyn_cast<StoreInst>(&I);
+          SI && Info.Varied.count(SI->getValueOperand()))
+        Destinations.push_back(getUnderlyingObject(SI->getPointerOperand()));
+      else if (auto *MT = dyn_cast<MemTransferInst>(&I);
+               MT && Info.Shadowed.count(MT->getRawSource()))
+        Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
+      else if (auto *CB = dyn_cast<CallBase>(&I);
+               CB && !isa<IntrinsicInst>(CB) &&
+               ((isPointerLike(CB->getType()) && Info.Shadowed.count(CB) &&
+                 differentiatedFromBody(CB->getCalledFunction(), Rules)) ||
+                llvm::any_of(CB->args(), [&](const Use &U) {
+                  return Info.Varied.count(U.get()) ||
+                         Info.Shadowed.count(U.get());
+                })))
+        for (const Use &U : CB->args())
+          if (U->getType()->isPointerTy() && !Info.Shadowed.count(U.get()))
+            Destinations.push_back(getUnderlyingObject(U.get()));
+      SmallPtrSet<const Value *, 4> Seen;
+      while (!Destinations.empty() && Seen.size() < 16) {
+        const Value *Obj = Destinations.pop_back_val();
+        if (!Seen.insert(Obj).second)
+          continue;
+        if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
+          if (Info.Shadowed.count(AI) ||
+              !containsPointer(AI->getAllocatedType()))
+            continue;
+          if (OnlyCalleesFill(*AI)) {
+            Mark(Info.Shadowed, AI);
+            continue;
+          }
+          // Filled here: with what calls returned (handles {rows, cols,
+          // data} that a constructor function made, kept in an array),
+          // which may be what needs the shadow.
+          allPointersStoredInto(*AI, [&](const Value *P, bool PassedToCall) {
+            if (!PassedToCall)
+              Destinations.push_back(getUnderlyingObject(P));
+            return true;
+          });
+        } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
+          // A function of this file that returns memory it allocated (a
+          // helper around malloc, whose result SROA took out of the struct
+          // field that held it at -O0; a list's push): its JVP returns the
+          // shadow of that memory. An accessor is given the object it
+          // reads, whose shadow is looked for instead.
+          const Function *Callee = CB->getCalledFunction();
+          if (differentiatedFromBody(Callee, Rules) &&
+              returnsAllocatedMemory(*Callee, /*Depth=*/3, AllocatingHelpers))
+            Mark(Info.Shadowed, CB);
+          for (const Use &U : CB->args())
+            if (U->getType()->isPointerTy())
+              Destinations.push_back(getUnderlyingObject(U.get()));
+        } else if (auto *LI = dyn_cast<LoadInst>(Obj)) {
+          // The data pointer loaded from a local std::vector whose
+          // constructor stays out of line (-Os).
+          Destinations.push_back(getUnderlyingObject(LI->getPointerOperand()));
+        } else if (auto *EV = dyn_cast<ExtractValueInst>(Obj)) {
+          // A field of a struct returned by value ({rows, cols, data} from
+          // a constructor function at -O0).
+          Destinations.push_back(EV->getAggregateOperand());
+        } else if (isa<PHINode>(Obj) || isa<SelectInst>(Obj)) {
+          // The head of a list that grows in a loop.
+          for (const Use &U : cast<Instruction>(Obj)->operands())
+            if (U->getType()->isPointerTy())
+              Destinations.push_back(getUnderlyingObject(U.get()));
+        }
+      }
+      // Integers, and structs with integer fields (the bits may be packed
+      // into one: x86-64 returns struct {double d; float f; int k;} as
+      // {double, i64}).
+      if ((I.getType()->isIntOrIntVectorTy() ||
+           (I.getType()->isAggregateType() && hasNonFloatLeaf(I.getType()))) &&
+          carriesFloatBits(I, Info))
+        Mark(Info.FloatBits, &I);
+      if (!isDifferentiableType(I.getType()))
+        continue;
+      if (auto *LI = dyn_cast<LoadInst>(&I)) {
+        if (Info.Shadowed.count(LI->getPointerOperand()))
+          Mark(Info.Varied, &I);
+        continue;
+      }
+      // Bytes of memory with a shadow loaded as an integer and reinterpreted
+      // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
+      // x[i]): Linearize reads the tangent from the shadow's bytes.
+      if (auto *BC = dyn_cast<BitCastInst>(&I)) {
+        auto *LI = dyn_cast<LoadInst>(BC->getOperand(0));
+        if (LI && LI->getType()->isIntegerTy() &&
+            Info.Shadowed.count(LI->getPointerOperand()))
+          Mark(Info.Varied, &I);
+        continue;
+      }
+      // A call reads memory through the pointers it is given, and may
+      // read active globals.
+      auto *CB = dyn_cast<CallBase>(&I);
+      bool UsesVaried = (CB && Globals.mayTouchActive(*CB)) ||
+                        llvm::any_of(I.operands(), [&](const Use &U) {
+                          return Info.Varied.count(U.get()) ||
+                                 (CB && Info.Shadowed.count(U.get()));
+                        });
+      if (UsesVaried)
+        Mark(Info.Varied, &I);
+    }
+  }
+  return Info;
+}
+
+} // namespace ad

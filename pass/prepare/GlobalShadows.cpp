@@ -1,0 +1,250 @@
+//===- GlobalShadows.cpp - shadow storage for written global variables ----===//
+#include "prepare/GlobalShadows.h"
+#include "prepare/Activity.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace ad {
+
+const GlobalVariable *globalBaseOf(const Value *P) {
+  while (auto *CE = dyn_cast<ConstantExpr>(P)) {
+    if (CE->getOpcode() != Instruction::GetElementPtr && !CE->isCast())
+      return nullptr;
+    P = CE->getOperand(0);
+  }
+  return dyn_cast<GlobalVariable>(P);
+}
+
+/// Globals whose memory can carry derivatives and can be given a twin:
+/// mutable, floating-point data without pointers (a global holding
+/// pointers would need the shadow pointers of whatever the program stored
+/// there before the request), of a size known in this module.
+static bool canBeActive(const GlobalVariable &GV) {
+  Type *T = GV.getValueType();
+  if (GV.isConstant() || GV.getName().starts_with("llvm.") || !T->isSized() ||
+      !containsFloatingPoint(T) || containsPointer(T))
+    return false;
+  return GV.getParent()->getDataLayout().getTypeAllocSize(T) > 0;
+}
+
+/// Whether a function in \p Reach may write \p GV: some use there, followed
+/// through address arithmetic, is not a read (a store through it, a memory
+/// copy or fill into it, or the address escaping into memory, a call or a
+/// return, after which anything may write it).
+static bool isWrittenIn(const GlobalVariable &GV,
+                        const SmallPtrSetImpl<const Function *> &Reach) {
+  SmallVector<const Value *, 16> Work{&GV};
+  SmallPtrSet<const Value *, 16> Seen{&GV};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const Use &U : V->uses()) {
+      const User *Usr = U.getUser();
+      auto Follow = [&] {
+        if (Seen.insert(Usr).second)
+          Work.push_back(Usr);
+      };
+      if (isa<ConstantExpr>(Usr)) {
+        Follow();
+        continue;
+      }
+      auto *I = dyn_cast<Instruction>(Usr);
+      if (!I || !Reach.count(I->getFunction()))
+        continue;
+      if (isa<PtrToIntInst>(I))
+        return true;
+      if (derivesAddress(*I) || isa<CastInst>(I)) {
+        Follow();
+        continue;
+      }
+      if (isa<LoadInst>(I) || isa<ICmpInst>(I) || isa<DbgInfoIntrinsic>(I) ||
+          isa<LifetimeIntrinsic>(I))
+        continue;
+      if (auto *MT = dyn_cast<MemTransferInst>(I);
+          MT && U.getOperandNo() == 1 && MT->getRawDest() != V)
+        continue; // copied from
+      return true;
+    }
+  }
+  return false;
+}
+
+void GlobalShadows::findActive(Module &M,
+                               const SmallPtrSetImpl<const Function *> &Reach) {
+  for (GlobalVariable &GV : M.globals())
+    if (canBeActive(GV) && isWrittenIn(GV, Reach))
+      Active.insert(&GV);
+  if (!Active.empty())
+    findTouching(Reach);
+}
+
+void GlobalShadows::findTouching(
+    const SmallPtrSetImpl<const Function *> &Reach) {
+  // Functions that use an active global themselves, and who calls whom.
+  SmallVector<const Function *, 16> Work;
+  DenseMap<const Function *, SmallVector<const Function *, 4>> Callers;
+  SmallVector<const Function *, 4> IndirectCallers;
+  for (const Function *F : Reach) {
+    bool Uses = false, CallsIndirectly = false;
+    for (const Instruction &I : instructions(*F)) {
+      Uses |= llvm::any_of(I.operands(),
+                           [&](const Use &U) { return isShadowed(U.get()); });
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (const Function *Callee = CB->getCalledFunction())
+          Callers[Callee].push_back(F);
+        else
+          CallsIndirectly |= !CB->isInlineAsm();
+      }
+    }
+    if (CallsIndirectly)
+      IndirectCallers.push_back(F);
+    if (Uses && Touching.insert(F).second)
+      Work.push_back(F);
+  }
+  // Their callers, transitively; indirect calls may reach any address-taken
+  // function.
+  auto Add = [&](const Function *F) {
+    if (Touching.insert(F).second)
+      Work.push_back(F);
+  };
+  while (!Work.empty()) {
+    const Function *F = Work.pop_back_val();
+    for (const Function *Caller : Callers.lookup(F))
+      Add(Caller);
+    if (F->hasAddressTaken() && !IndirectMayTouch) {
+      IndirectMayTouch = true;
+      for (const Function *Caller : IndirectCallers)
+        Add(Caller);
+    }
+  }
+}
+
+bool GlobalShadows::mayTouchActive(const CallBase &CB) const {
+  if (const Function *Callee = CB.getCalledFunction())
+    return Touching.count(Callee);
+  return IndirectMayTouch && !CB.isInlineAsm();
+}
+
+bool GlobalShadows::isShadowed(const Value *P) const {
+  if (!isa<Constant>(P) || !P->getType()->isPointerTy())
+    return false;
+  const GlobalVariable *GV = globalBaseOf(P);
+  return GV && Active.count(GV);
+}
+
+/// \p P, an address inside a global or the global itself, as the same
+/// address inside the global's twin, which \p Twins keeps (created on
+/// first use: zeroed, mutable, internal, aligned for every access to the
+/// global). Twins are shadow globals: requests zero them when they start.
+Constant *
+GlobalShadows::inTwin(Constant *P,
+                      DenseMap<GlobalVariable *, GlobalVariable *> &Twins,
+                      StringRef Suffix) {
+  if (auto *CE = dyn_cast<ConstantExpr>(P)) {
+    SmallVector<Constant *, 4> Ops;
+    for (Value *Op : CE->operands())
+      Ops.push_back(cast<Constant>(Op));
+    Ops[0] = inTwin(Ops[0], Twins, Suffix);
+    return CE->getWithOperands(Ops);
+  }
+  auto *GV = cast<GlobalVariable>(P);
+  GlobalVariable *&S = Twins[GV];
+  if (!S) {
+    Module &M = *GV->getParent();
+    Type *T = GV->getValueType();
+    S = new GlobalVariable(M, T, /*isConstant=*/false,
+                           GlobalValue::InternalLinkage,
+                           Constant::getNullValue(T), GV->getName() + Suffix,
+                           /*InsertBefore=*/nullptr, GV->getThreadLocalMode(),
+                           GV->getAddressSpace());
+    S->setAlignment(std::max(GV->getAlign().valueOrOne(),
+                             M.getDataLayout().getPreferredAlign(GV)));
+    Shadows.insert(S);
+  }
+  return S;
+}
+
+Constant *GlobalShadows::shadowOf(Constant *P) {
+  assert(Active.count(globalBaseOf(P)) &&
+         "shadow of a global that carries none");
+  return inTwin(P, PrimalToShadow, ".shadow");
+}
+
+/// Whether every pointer in constant \p C leads to no floating-point data:
+/// null, functions, and addresses in constant globals that hold none (the
+/// vtables a C++ VTT points into).
+static bool pointsOnlyToConstantsWithoutFloats(const Constant *C) {
+  if (auto *CA = dyn_cast<ConstantAggregate>(C))
+    return llvm::all_of(CA->operands(), [](const Use &U) {
+      return pointsOnlyToConstantsWithoutFloats(cast<Constant>(U.get()));
+    });
+  if (isa<ConstantData>(C))
+    return true;
+  const Value *Base = C->stripPointerCasts();
+  if (auto *CE = dyn_cast<ConstantExpr>(Base);
+      CE && CE->getOpcode() == Instruction::GetElementPtr)
+    Base = CE->getOperand(0);
+  if (auto *GV = dyn_cast<GlobalVariable>(Base))
+    return GV->isConstant() && !hasFloatLeaf(GV->getValueType());
+  return isa<Function>(Base);
+}
+
+bool GlobalShadows::canHaveZeroTwin(const GlobalVariable &GV) {
+  Type *T = GV.getValueType();
+  if (!GV.isConstant() || GV.getName().starts_with("llvm.") || !T->isSized())
+    return false;
+  // Constant data: its tangents are zero. Or pointers that lead to no
+  // derivatives (a VTT, which a C++ constructor of a class with virtual
+  // bases reads its vtable pointers from): their shadows are null.
+  if (!containsPointer(T))
+    return containsFloatingPoint(T);
+  return !hasFloatLeaf(T) && GV.hasDefinitiveInitializer() &&
+         pointsOnlyToConstantsWithoutFloats(GV.getInitializer());
+}
+
+Constant *GlobalShadows::zeroTwinOf(Constant *P) {
+  assert(globalBaseOf(P) && canHaveZeroTwin(*globalBaseOf(P)) &&
+         "zero twin of a global that needs none");
+  // Kept apart from PrimalToShadow: primalOf() does not know these, so
+  // requests do not check arguments against constants (nothing writes
+  // them).
+  return inTwin(P, ConstantToTwin, ".zero");
+}
+
+GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {
+  for (auto &[Primal, S] : PrimalToShadow)
+    if (S == Shadow)
+      return Primal;
+  return nullptr;
+}
+
+SmallSetVector<GlobalVariable *, 4>
+GlobalShadows::shadowsUsedFrom(Function &F) const {
+  SmallSetVector<GlobalVariable *, 4> Used;
+  if (Shadows.empty())
+    return Used;
+  SmallPtrSet<Function *, 16> Seen{&F};
+  SmallVector<Function *, 16> Work{&F};
+  while (!Work.empty()) {
+    Function *G = Work.pop_back_val();
+    for (Instruction &I : instructions(*G))
+      for (Value *Op : I.operands()) {
+        if (auto *Callee = dyn_cast<Function>(Op)) {
+          if (!Callee->isDeclaration() && Seen.insert(Callee).second)
+            Work.push_back(Callee);
+        } else if (isa<Constant>(Op)) {
+          if (auto *GV = const_cast<GlobalVariable *>(globalBaseOf(Op));
+              GV && isShadowGlobal(GV))
+            Used.insert(GV);
+        }
+      }
+  }
+  return Used;
+}
+
+} // namespace ad

@@ -1,0 +1,103 @@
+//===- GlobalShadows.h - shadow storage for written global variables -*- C++
+//-*-===//
+//
+// docs/api.md: global variables that the differentiated code writes and reads
+// back (scratch buffers, caches) are differentiated through, with shadow
+// storage provided by the pass; read-only globals are inactive.
+//
+// Which globals those are is decided once per module, before any derivative
+// is built, because every derived function must agree: if g.jvp read a
+// global as a constant that f.jvp writes active values into, the derivative
+// would be silently wrong. A global is active when it holds floating-point
+// data and no pointers, its size is known here, and some function the
+// requests can reach (through direct calls, and through indirect calls to
+// every address-taken function) writes it or lets its address escape. A
+// global only the rest of the program writes (data main fills in before
+// asking for a gradient) stays inactive and costs nothing.
+//
+// Each active global @g gets an internal, zero-initialised twin @g.shadow
+// of the same type (and thread-local mode). The global's contents when a
+// request starts are constants, and globals are not outputs: so the
+// request zeroes the shadows its derived code uses right before f.jvp
+// (tangents of the initial contents) or f.rev (cotangents of the final
+// contents). Within the derived code a shadow global is shadow memory like
+// any other (docs/design.md, "Memory and shadows").
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_GLOBALSHADOWS_H
+#define ADPASS_GLOBALSHADOWS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/Constant.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InstrTypes.h"
+
+namespace ad {
+
+class GlobalShadows {
+public:
+  /// Decides which globals of \p M are active, for requests whose
+  /// differentiated code is \p Reach (reachableFunctions() of their
+  /// functions).
+  void findActive(llvm::Module &M,
+                  const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
+
+  /// Whether the call may read or write an active global, directly or
+  /// through the calls it makes. Such a call carries derivatives even when
+  /// no argument does (a helper that reads a cache, or one the optimiser
+  /// passed a folded constant).
+  bool mayTouchActive(const llvm::CallBase &CB) const;
+
+  /// Whether \p P is a constant address inside an active global.
+  bool isShadowed(const llvm::Value *P) const;
+  /// The same address in the shadow global (created on first use); \p P
+  /// must satisfy isShadowed().
+  llvm::Constant *shadowOf(llvm::Constant *P);
+  /// Whether \p GV is a shadow global this class created.
+  /// A pointer into a constant global, as its shadow: the same place in a
+  /// zeroed mutable twin, which reads as zero tangents and takes, unread,
+  /// the cotangents reverse mode adds there. Requests zero it when they
+  /// start, like the shadows of written globals. For constant globals of
+  /// data without pointers, and of pointers that lead to no derivatives
+  /// (a VTT), whose shadows are null (canHaveZeroTwin).
+  llvm::Constant *zeroTwinOf(llvm::Constant *P);
+  static bool canHaveZeroTwin(const llvm::GlobalVariable &GV);
+  bool isShadowGlobal(const llvm::GlobalVariable *GV) const {
+    return Shadows.count(GV);
+  }
+  /// The global whose shadow is \p Shadow (a shadow global).
+  llvm::GlobalVariable *primalOf(const llvm::GlobalVariable *Shadow) const;
+  /// The shadow globals that \p F and every function it references use, in
+  /// the order first found.
+  llvm::SmallSetVector<llvm::GlobalVariable *, 4>
+  shadowsUsedFrom(llvm::Function &F) const;
+
+private:
+  void findTouching(const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
+
+  llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Active;
+  /// Functions that may access active globals (mayTouchActive).
+  llvm::SmallPtrSet<const llvm::Function *, 8> Touching;
+  /// Whether an address-taken function is among them: then so may be
+  /// every indirect call.
+  bool IndirectMayTouch = false;
+  llvm::Constant *
+  inTwin(llvm::Constant *P,
+         llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> &Twins,
+         llvm::StringRef Suffix);
+
+  llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> PrimalToShadow;
+  llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> ConstantToTwin;
+  llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Shadows;
+};
+
+/// The global variable a constant address points into (through constant
+/// GEPs and casts), or null.
+const llvm::GlobalVariable *globalBaseOf(const llvm::Value *P);
+
+} // namespace ad
+
+#endif

@@ -1,0 +1,606 @@
+//===- Transpose.cpp - f.lin -> f.rev -------------------------------------===//
+//
+// Every block of f.lin becomes a block of f.rev. Non-linear values (tape
+// reads, addresses) are rebuilt on demand in each reversed block from what
+// is valid there: the block's own record, the static tape, and the
+// iteration counters of array loops, which f.rev keeps in stack slots and
+// counts down. Cotangents of linear values also live in stack slots;
+// PromoteMemToReg turns all of them into SSA at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "transpose/Transpose.h"
+#include "driver/DerivedFunctions.h"
+#include "driver/Differentiator.h"
+#include "ir/Linearity.h"
+#include "transpose/TransposeRules.h"
+#include "unzip/TapeRuntime.h"
+#include "unzip/Unzip.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+
+#define DEBUG_TYPE "ad-transpose"
+
+using namespace llvm;
+
+STATISTIC(NumTransposed, "Number of linear functions transposed");
+
+namespace ad {
+
+namespace {
+
+/// f.rev's view of an array loop of f.lin: it enters at the exit block with
+/// the last iteration and counts down to the first.
+struct ReversedLoop {
+  AllocaInst *Iteration = nullptr; ///< current iteration (i64)
+  AllocaInst *Array = nullptr;     ///< the records (ptr)
+  AllocaInst *Count = nullptr;     ///< number of iterations (i64)
+  uint64_t RecordSize = 0;
+  BasicBlock *Header = nullptr, *Preheader = nullptr, *Latch = nullptr;
+  /// No linear code and no tape reads inside: f.rev skips the loop.
+  bool Inert = false;
+};
+
+class Transposer {
+public:
+  Transposer(Function &Lin, Differentiator &D) : Lin(Lin), D(D) {}
+  Function *run();
+
+private:
+  Function *createRevDeclaration();
+  AllocaInst *slot(Value *V);
+  AllocaInst *newSlot(Type *T, const Twine &Name);
+  void accumulate(IRBuilder<> &B, Value *LinValue, Value *C, bool Negate);
+  Value *takeCotangent(IRBuilder<> &B, Value *LinValue);
+  Value *materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB);
+  bool findArrayLoops();
+  void findSelectZeroed();
+  bool transposeBlock(BasicBlock &BB);
+  bool transposeCall(IRBuilder<> &B, CallInst &Call, BasicBlock &LinBB);
+  void emitTerminator(IRBuilder<> &B, BasicBlock &BB,
+                      ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
+                      Value *PredIdx);
+
+  Function &Lin;
+  Differentiator &D;
+  DerivedInfo Info{};
+  Function *Rev = nullptr;
+  Argument *RevTape = nullptr;
+  Instruction *SlotInsertPt = nullptr; // in f.rev's entry block
+  /// In creation order: PromoteMemToReg places the PHIs of the slots in the
+  /// order it is given them, and a pointer-keyed map's order changes from
+  /// run to run (the same input gave different IR).
+  MapVector<Value *, AllocaInst *> Slots;
+  SmallVector<AllocaInst *, 8> OtherSlots;
+  DenseMap<BasicBlock *, BasicBlock *> RevBlock;
+  DenseMap<unsigned, ReversedLoop> Loops;
+  DenseMap<BasicBlock *, unsigned> LoopOfHeader, LoopOfPreheader;
+  DenseMap<Value *, Value *> Local; // materialized in the current block
+  /// Linear values of the current block used only by its other (non-PHI)
+  /// instructions: their uses are all transposed before their definition
+  /// in the reversed block, so their cotangents stay SSA values instead of
+  /// going through stack slots (which straight-line code of thousands of
+  /// statements would make quadratic in PromoteMemToReg).
+  SmallPtrSet<Value *, 32> BlockLocal;
+  DenseMap<Value *, Value *> BlockLocalCt;
+  /// Cotangents of shadow memory cells touched by the current block.
+  std::unique_ptr<ShadowCotangents> Shadow;
+  /// Linear values whose cotangent may be the zero a select sends to the
+  /// arm it did not choose (findSelectZeroed).
+  SmallPtrSet<const Value *, 16> SelectZeroed;
+  Value *ReturnedValue = nullptr;
+  bool Failed = false;
+};
+
+} // namespace
+
+Function *Transposer::createRevDeclaration() {
+  LLVMContext &Ctx = Lin.getContext();
+  SmallVector<Type *, 2> Params{PointerType::getUnqual(Ctx)};
+  if (!Lin.getReturnType()->isVoidTy())
+    Params.push_back(Lin.getReturnType());
+  SmallVector<Type *, 8> Outs;
+  for (unsigned K = 1; K < Lin.arg_size(); ++K)
+    Outs.push_back(Lin.getArg(K)->getType());
+  Type *RetTy = Outs.empty()       ? Type::getVoidTy(Ctx)
+                : Outs.size() == 1 ? Outs[0]
+                                   : StructType::get(Ctx, Outs);
+  Function *F = Function::Create(
+      FunctionType::get(RetTy, Params, false), GlobalValue::InternalLinkage,
+      derivedName(*Info.Primal, "rev", Info.Act), Lin.getParent());
+  copyCodegenAttributes(*F, *Info.Primal);
+  tagDerived(*F, DerivedKind::Rev, *Info.Primal, Info.Act);
+  F->getArg(0)->setName("tape");
+  if (Params.size() > 1)
+    F->getArg(1)->setName("ct");
+  return F;
+}
+
+/// Cotangent accumulators start at -0.0, the exact identity of fadd
+/// (0.0 + -0.0 is 0.0), so that the first accumulation folds away. For an
+/// aggregate (a struct returned by value), in every element; its integer
+/// fields carry no cotangent and stay 0.
+static Constant *additiveIdentity(Type *T) {
+  if (auto *ST = dyn_cast<StructType>(T)) {
+    SmallVector<Constant *, 4> Elts;
+    for (Type *E : ST->elements())
+      Elts.push_back(additiveIdentity(E));
+    return ConstantStruct::get(ST, Elts);
+  }
+  if (auto *AT = dyn_cast<ArrayType>(T))
+    return ConstantArray::get(
+        AT, SmallVector<Constant *, 8>(AT->getNumElements(),
+                                       additiveIdentity(AT->getElementType())));
+  if (T->isIntOrIntVectorTy())
+    return Constant::getNullValue(T);
+  return ConstantFP::getNegativeZero(T);
+}
+
+/// A + B (or A - B) elementwise, for scalars, vectors and aggregates. The
+/// integer fields of an aggregate are not cotangents: A's are kept.
+static Value *addCotangents(IRBuilder<> &B, Value *A, Value *C, bool Negate) {
+  Type *T = A->getType();
+  if (T->isIntOrIntVectorTy())
+    return A;
+  if (!T->isAggregateType())
+    return Negate ? B.CreateFSub(A, C) : B.CreateFAdd(A, C);
+  unsigned N = isa<StructType>(T) ? cast<StructType>(T)->getNumElements()
+                                  : cast<ArrayType>(T)->getNumElements();
+  Value *Sum = A;
+  for (unsigned K = 0; K < N; ++K)
+    Sum = B.CreateInsertValue(Sum,
+                              addCotangents(B, B.CreateExtractValue(A, K),
+                                            B.CreateExtractValue(C, K), Negate),
+                              K);
+  return Sum;
+}
+
+AllocaInst *Transposer::newSlot(Type *T, const Twine &Name) {
+  IRBuilder<> B(SlotInsertPt);
+  AllocaInst *S = B.CreateAlloca(T, nullptr, Name);
+  OtherSlots.push_back(S);
+  return S;
+}
+
+AllocaInst *Transposer::slot(Value *V) {
+  AllocaInst *&S = Slots[V];
+  if (!S) {
+    IRBuilder<> B(SlotInsertPt);
+    S = B.CreateAlloca(V->getType(), nullptr, V->getName() + ".ct");
+    B.CreateStore(additiveIdentity(V->getType()), S);
+  }
+  return S;
+}
+
+void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
+                            bool Negate) {
+  if (isa<Constant>(LinValue))
+    return; // a linear zero
+  if (auto *K = dyn_cast<Constant>(C); K && K->isNullValue())
+    return; // adds +0.0 (a cleared shadow cell read again)
+  if (BlockLocal.count(LinValue)) {
+    // -0.0 + C is C and -0.0 - C is -C: the first contribution needs no add.
+    Value *&Acc = BlockLocalCt[LinValue];
+    Acc = Acc ? addCotangents(B, Acc, C, Negate)
+              : (Negate
+                     ? addCotangents(B, additiveIdentity(C->getType()), C, true)
+                     : C);
+    return;
+  }
+  AllocaInst *S = slot(LinValue);
+  Value *Old = B.CreateLoad(S->getAllocatedType(), S);
+  B.CreateStore(addCotangents(B, Old, C, Negate), S);
+}
+
+/// Reads the cotangent of \p LinValue and resets it: a value defined again
+/// (in a later reverse iteration) starts from zero.
+Value *Transposer::takeCotangent(IRBuilder<> &B, Value *LinValue) {
+  if (BlockLocal.count(LinValue)) {
+    Value *Ct = BlockLocalCt.lookup(LinValue);
+    BlockLocalCt.erase(LinValue);
+    return Ct ? Ct : additiveIdentity(LinValue->getType());
+  }
+  AllocaInst *S = slot(LinValue);
+  Value *Ct =
+      B.CreateLoad(S->getAllocatedType(), S, LinValue->getName() + ".ct");
+  B.CreateStore(additiveIdentity(S->getAllocatedType()), S);
+  return Ct;
+}
+
+/// The value f.lin's non-linear \p V has in the reversed block of \p LinBB.
+Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
+  if (isa<Constant>(V) || isa<BasicBlock>(V))
+    return V;
+  if (V == Lin.getArg(0))
+    return RevTape;
+  if (Value *Done = Local.lookup(V))
+    return Done;
+  auto *I = dyn_cast<Instruction>(V);
+  auto Fail = [&](const Twine &Why) -> Value * {
+    if (!Failed)
+      D.diags().internalError(nullptr, "cannot rebuild a value of '" +
+                                           Lin.getName() +
+                                           "' in f.rev: " + Why);
+    Failed = true;
+    return PoisonValue::get(V->getType());
+  };
+  if (!I || isLinear(I))
+    return Fail("it is not a tape read");
+  Value *R = nullptr;
+  if (auto CI = counterInfo(*I)) {
+    ReversedLoop &RL = Loops[CI->Id];
+    R = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration,
+                     "iteration");
+  } else if (auto LE = loopEntryInfo(*I); LE && !LE->IsExit) {
+    ReversedLoop &RL = Loops[LE->Id];
+    AllocaInst *S = LE->IsBase ? RL.Array : RL.Count;
+    R = B.CreateLoad(S->getAllocatedType(), S, I->getName());
+  } else {
+    // Reads of the block's own record, and static tape reads, which are
+    // valid anywhere in f.rev.
+    bool Movable =
+        (isa<GetElementPtrInst>(I) &&
+         cast<GetElementPtrInst>(I)->getPointerOperand() == Lin.getArg(0)) ||
+        I->getMetadata(StaticReadMD);
+    if (I->getParent() != &LinBB && !Movable)
+      return Fail("it is computed in another block");
+    if (isTapeCall(I, TapeOp::Read)) {
+      R = emitPopFor(B, *cast<CallInst>(I)); // f.lin reads forwards, f.rev pops
+    } else {
+      Instruction *C = I->clone();
+      C->dropUnknownNonDebugMetadata(); // f.lin's marks mean nothing here
+      for (Use &U : C->operands())
+        U.set(materialize(B, U.get(), LinBB));
+      B.Insert(C, I->getName());
+      R = C;
+    }
+  }
+  Local[V] = R;
+  return R;
+}
+
+bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
+                               BasicBlock &LinBB) {
+  Function *Callee = Call.getCalledFunction();
+  auto CInfo = Callee ? getDerivedInfo(*Callee) : std::nullopt;
+  if (!CInfo || CInfo->Kind != DerivedKind::Lin) {
+    D.diags().internalError(nullptr, "unexpected call in linear function '" +
+                                         Lin.getName() + "'");
+    return false;
+  }
+  Function *CalleeRev = D.getRev(*Callee);
+  if (!CalleeRev)
+    return false;
+  SmallVector<Value *, 2> Args{materialize(B, Call.getArgOperand(0), LinBB)};
+  if (!Call.getType()->isVoidTy())
+    Args.push_back(takeCotangent(B, &Call));
+  CallInst *Cts = B.CreateCall(CalleeRev, Args);
+  // g's tape was pushed for this call (inside a loop): release it.
+  if (std::optional<uint64_t> Size = calleeTapeOnStackSize(Call))
+    emitPopOfSize(B, *Size);
+  unsigned NumOut = Call.arg_size() - 1;
+  for (unsigned K = 0; K < NumOut; ++K)
+    accumulate(B, Call.getArgOperand(K + 1),
+               NumOut == 1 ? static_cast<Value *>(Cts)
+                           : B.CreateExtractValue(Cts, K),
+               false);
+  return true;
+}
+
+bool Transposer::findArrayLoops() {
+  DominatorTree DT(Lin);
+  LoopInfo LI(DT);
+  LLVMContext &Ctx = Lin.getContext();
+  for (BasicBlock &BB : Lin)
+    for (PHINode &Phi : BB.phis())
+      if (auto CI = counterInfo(Phi)) {
+        ReversedLoop &RL = Loops[CI->Id];
+        RL.RecordSize = CI->RecordSize;
+        RL.Header = &BB;
+        for (BasicBlock *P : predecessors(&BB))
+          (DT.dominates(&BB, P) ? RL.Latch : RL.Preheader) = P;
+        if (!RL.Latch || !RL.Preheader) {
+          D.diags().internalError(nullptr, "malformed array loop in '" +
+                                               Lin.getName() + "'");
+          return false;
+        }
+        Type *I64 = Type::getInt64Ty(Ctx);
+        RL.Iteration = newSlot(I64, "iteration");
+        RL.Array = newSlot(PointerType::getUnqual(Ctx), "array");
+        RL.Count = newSlot(I64, "iterations");
+        LoopOfHeader[&BB] = CI->Id;
+        LoopOfPreheader[RL.Preheader] = CI->Id;
+        RL.Inert =
+            llvm::none_of(LI.getLoopFor(&BB)->blocks(), [](BasicBlock *LB) {
+              return llvm::any_of(*LB, [](Instruction &I) {
+                return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
+              });
+            });
+      }
+  return true;
+}
+
+bool Transposer::transposeBlock(BasicBlock &BB) {
+  IRBuilder<> B(RevBlock[&BB]);
+  Local.clear();
+  BlockLocal.clear();
+  BlockLocalCt.clear();
+  // One look at each instruction's marks: metadata lookups go through a
+  // context-wide table and were 8% of a -O0 compile of a long function.
+  // Loop entries and the predecessor index are loads from the tape.
+  SmallVector<Instruction *, 64> LinearInBlock; // PHIs excepted
+  SmallVector<LoadInst *, 16> TapeLoads;
+  for (Instruction &I : BB) {
+    if (isa<PHINode>(I))
+      continue;
+    if (!isLinear(&I)) {
+      if (auto *Load = dyn_cast<LoadInst>(&I))
+        TapeLoads.push_back(Load);
+      continue;
+    }
+    LinearInBlock.push_back(&I);
+    if (&I != ReturnedValue && !I.getType()->isVoidTy() &&
+        llvm::all_of(I.users(), [&](User *U) {
+          auto *UI = cast<Instruction>(U);
+          return UI->getParent() == &BB && !isa<PHINode>(UI);
+        }))
+      BlockLocal.insert(&I);
+  }
+  // The record this block pushed comes off the tape first; then, for a
+  // preheader, the array of the loop it entered (pushed just before).
+  for (Instruction &I : BB)
+    if (isTapeCall(&I, TapeOp::Read))
+      materialize(B, &I, BB);
+  if (auto It = LoopOfPreheader.find(&BB); It != LoopOfPreheader.end()) {
+    ReversedLoop &RL = Loops[It->second];
+    if (RL.RecordSize)
+      emitTapeArrayPop(B, RL.RecordSize,
+                       B.CreateLoad(RL.Count->getAllocatedType(), RL.Count));
+  }
+  // Leaving an array loop forwards is entering it backwards: at its last
+  // iteration.
+  for (LoadInst *I : TapeLoads)
+    if (auto LE = loopEntryInfo(*I); LE && LE->IsExit) {
+      ReversedLoop &RL = Loops[LE->Id];
+      Value *V = materialize(B, I, BB);
+      if (LE->IsBase) {
+        B.CreateStore(V, RL.Array);
+      } else {
+        B.CreateStore(V, RL.Count);
+        B.CreateStore(B.CreateSub(V, ConstantInt::get(V->getType(), 1)),
+                      RL.Iteration);
+      }
+    }
+  Value *PredIdx = nullptr;
+  for (LoadInst *I : TapeLoads)
+    if (I->getMetadata(PredIndexMD))
+      PredIdx = materialize(B, I, BB);
+
+  auto RevValue = [&](Value *V) { return materialize(B, V, BB); };
+  // Linear instructions, last first.
+  for (Instruction *LinearI : reverse(LinearInBlock)) {
+    Instruction &I = *LinearI;
+    TransposeRule Rule = findTransposeRule(I);
+    if (isa<CallInst>(I))
+      Shadow->flush(B); // g.rev and memory intrinsics touch shadow memory
+    if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
+      if (!transposeCall(B, *Call, BB))
+        return false;
+      continue;
+    }
+    if (!Rule) {
+      D.diags().internalError(nullptr, Twine("no transpose rule for '") +
+                                           I.getOpcodeName() + "'");
+      return false;
+    }
+    if (auto *FPOp = dyn_cast<FPMathOperator>(&I))
+      B.setFastMathFlags(FPOp->getFastMathFlags());
+    else
+      B.clearFastMathFlags();
+    Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
+    // A cotangent nothing was added to (a value overwritten before it was
+    // read) is a symbolic zero, as in JAX: arithmetic on it contributes
+    // nothing to its operands, and IEEE rules keep -0.0 * r from folding.
+    // Calls run regardless: g.rev moves memory cotangents and pops tapes.
+    if (auto *Zero = dyn_cast_or_null<Constant>(Ct);
+        Zero && Zero->isZeroValue() &&
+        (!isa<CallBase>(I) ||
+         (isa<IntrinsicInst>(I) && !I.mayReadOrWriteMemory())))
+      continue;
+    // Named: TransposeBuilder keeps only a function_ref to it.
+    auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
+      accumulate(B, Op, C, Negate);
+    };
+    TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow,
+                        SelectZeroed.count(&I));
+    Rule(I, TB);
+  }
+  B.clearFastMathFlags();
+  Shadow->flush(B);
+  SmallVector<std::pair<PHINode *, Value *>, 4> PhiCts;
+  for (PHINode &Phi : BB.phis())
+    if (isLinear(&Phi))
+      PhiCts.push_back({&Phi, takeCotangent(B, &Phi)});
+  emitTerminator(B, BB, PhiCts, PredIdx);
+  return !Failed;
+}
+
+/// The reversed edges of \p BB: to the block it was entered from.
+void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
+                                ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
+                                Value *PredIdx) {
+  SmallVector<BasicBlock *, 4> Preds = predecessorsInLayoutOrder(BB);
+  if (Preds.empty()) {
+    // f.lin's entry: f.rev returns the cotangents of f.lin's arguments.
+    // + 0.0 turns the -0.0 of an input that received nothing into 0.0.
+    SmallVector<Value *, 4> Outs;
+    for (unsigned K = 1; K < Lin.arg_size(); ++K)
+      Outs.push_back(addCotangents(
+          B, takeCotangent(B, Lin.getArg(K)),
+          Constant::getNullValue(Lin.getArg(K)->getType()), false));
+    if (Outs.empty())
+      B.CreateRetVoid();
+    else if (Outs.size() == 1)
+      B.CreateRet(Outs[0]);
+    else
+      B.CreateAggregateRet(Outs.data(), Outs.size());
+    return;
+  }
+  SmallVector<BasicBlock *, 4> Targets;
+  for (BasicBlock *P : Preds) {
+    if (PhiCts.empty()) {
+      Targets.push_back(RevBlock[P]);
+      continue;
+    }
+    // Linear PHIs transpose into accumulations on the edge they came by.
+    BasicBlock *Edge = BasicBlock::Create(
+        Lin.getContext(), BB.getName() + ".from." + P->getName(), Rev);
+    IRBuilder<> EB(Edge);
+    for (auto [Phi, Ct] : PhiCts)
+      accumulate(EB, Phi->getIncomingValueForBlock(P), Ct, false);
+    EB.CreateBr(RevBlock[P]);
+    Targets.push_back(Edge);
+  }
+  if (Targets.size() == 1) {
+    B.CreateBr(Targets[0]);
+    return;
+  }
+  if (auto It = LoopOfHeader.find(&BB); It != LoopOfHeader.end()) {
+    // An array loop's header: back to the latch until the first iteration.
+    ReversedLoop &RL = Loops[It->second];
+    BasicBlock *ToPreheader =
+        Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
+    if (RL.Inert) {
+      B.CreateBr(ToPreheader); // nothing to transpose in there
+      return;
+    }
+    Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
+    B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)),
+                  RL.Iteration);
+    Value *First =
+        B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
+    BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
+    B.CreateCondBr(First, ToPreheader, ToLatch);
+    return;
+  }
+  if (!PredIdx) {
+    D.diags().internalError(nullptr, "merge block without a predecessor "
+                                     "index in '" +
+                                         Lin.getName() + "'");
+    Failed = true;
+    B.CreateUnreachable();
+    return;
+  }
+  SwitchInst *Sw = B.CreateSwitch(PredIdx, Targets.back(), Targets.size() - 1);
+  for (unsigned K = 0; K + 1 < Targets.size(); ++K)
+    Sw->addCase(cast<ConstantInt>(ConstantInt::get(PredIdx->getType(), K)),
+                Targets[K]);
+}
+
+/// A select evaluates both arms, so f.lin computes the tangent of the arm
+/// not chosen too, and its partials may be infinite or NaN where the primal
+/// program never used its value (b != 0 ? a / b : 0 at b = 0, clang's
+/// if-conversion of a guarded branch). Its cotangent is zero, and zero
+/// times those partials is NaN. Every linear value that feeds an arm
+/// receives a part of that zero: their products with coefficients keep a
+/// zero zero (TransposeBuilder::times). Calls of g.lin are left as they
+/// are: g.rev is shared with callers whose cotangents are never such zeros.
+void Transposer::findSelectZeroed() {
+  SmallVector<Instruction *, 16> Work;
+  auto Note = [&](Value *V) {
+    auto *I = dyn_cast<Instruction>(V);
+    if (I && isLinear(I) && SelectZeroed.insert(I).second)
+      Work.push_back(I);
+  };
+  for (Instruction &I : instructions(Lin))
+    if (auto *Sel = dyn_cast<SelectInst>(&I);
+        Sel && !isa<Constant>(Sel->getCondition()) && isLinear(Sel)) {
+      Note(Sel->getTrueValue());
+      Note(Sel->getFalseValue());
+    }
+  while (!Work.empty()) {
+    Instruction *I = Work.pop_back_val();
+    if (isa<CallBase>(I) || isa<LoadInst>(I) || isa<StoreInst>(I))
+      continue; // a call's tangents go to g.rev; loads read memory
+    for (Value *Op : I->operands())
+      Note(Op);
+  }
+}
+
+Function *Transposer::run() {
+  Info = *getDerivedInfo(Lin);
+  if (Function *Existing = findDerived(*Lin.getParent(), *Info.Primal,
+                                       DerivedKind::Rev, Info.Act))
+    return Existing;
+  SmallVector<ReturnInst *, 1> Returns;
+  for (BasicBlock &BB : Lin)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      Returns.push_back(Ret);
+  if (Returns.size() > 1) {
+    D.diags().internalError(nullptr, "'" + Lin.getName() +
+                                         "' must have at most one return");
+    return nullptr;
+  }
+
+  Rev = createRevDeclaration();
+  D.noteGenerated(Rev);
+  if (Returns.empty()) {
+    // f never returns (an abstract class's deleting destructor is a trap),
+    // so its reverse pass never runs: a call of it is a candidate of a
+    // virtual call's dispatch, not a path the program takes.
+    new UnreachableInst(Lin.getContext(),
+                        BasicBlock::Create(Lin.getContext(), "", Rev));
+    ++NumTransposed;
+    return Rev;
+  }
+  RevTape = Rev->getArg(0);
+  Shadow = std::make_unique<ShadowCotangents>(Lin.getParent()->getDataLayout());
+  LLVMContext &Ctx = Lin.getContext();
+  // Seeds the cotangent of the result, then enters at f.lin's return.
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "seed", Rev);
+  // f.rev's blocks in reverse layout order, so it reads top to bottom.
+  for (BasicBlock &BB : reverse(Lin))
+    RevBlock[&BB] = BasicBlock::Create(Ctx, BB.getName(), Rev);
+  BranchInst *EntryBr =
+      BranchInst::Create(RevBlock[Returns[0]->getParent()], Entry);
+  SlotInsertPt = EntryBr;
+  if (!findArrayLoops())
+    return nullptr;
+  findSelectZeroed();
+
+  if (Value *DY = Returns[0]->getReturnValue()) {
+    ReturnedValue = DY;
+    IRBuilder<> B(EntryBr);
+    accumulate(B, DY, Rev->getArg(1), false);
+  }
+  for (BasicBlock &BB : Lin)
+    if (!transposeBlock(BB))
+      return nullptr;
+
+  removeUnreachableBlocks(*Rev);
+  SmallVector<AllocaInst *, 32> Allocas(OtherSlots.begin(), OtherSlots.end());
+  for (auto &KV : Slots)
+    Allocas.push_back(KV.second);
+  DominatorTree DT(*Rev);
+  PromoteMemToReg(Allocas, DT);
+  D.simplify(*Rev);
+  if (!D.verifyStage(*Rev))
+    return nullptr;
+  ++NumTransposed;
+  return Rev;
+}
+
+Function *transpose(Function &Lin, Differentiator &D) {
+  Transposer T(Lin, D);
+  return T.run();
+}
+
+} // namespace ad

@@ -1,0 +1,469 @@
+//===- TapePlan.cpp - what f.fwd tapes for f.lin, and where ---------------===//
+//
+// Residuals (non-linear values linear code reads) go to the static %f.tape
+// when computed outside every loop, to a record per loop-block execution,
+// or to the element of a counted loop's array for the current iteration.
+// Residuals that follow from iteration counters (addresses, indices) and
+// cheap arithmetic on values taped anyway are recomputed instead.
+//
+//===----------------------------------------------------------------------===//
+#include "UnzipImpl.h"
+#include "ir/LLVMCompat.h"
+#include "ir/Linearity.h"
+#include "ir/ShadowMemory.h"
+#include "linearize/Linearize.h"
+#include "unzip/TapeRuntime.h"
+#include "unzip/Unzip.h"
+
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+#define DEBUG_TYPE "ad-unzip"
+
+using namespace llvm;
+
+STATISTIC(NumResiduals, "Number of residuals saved on tapes");
+
+namespace ad {
+
+BasicBlock *Unzipper::recordKey(BasicBlock *BB) const {
+  if (const ArrayLoop *AL = arrayLoopOf(BB))
+    return AL->L->getHeader();
+  return LI->getLoopFor(BB) ? BB : nullptr;
+}
+
+TapeSlot Unzipper::addStored(BasicBlock &BB, RecordStore S, Type *T) {
+  S.Block = &BB;
+  BasicBlock *Key = recordKey(&BB);
+  if (!Key) {
+    S.Field = Layout.addStatic(T);
+    Layout.StaticStores.push_back(S);
+    return {nullptr, S.Field};
+  }
+  BlockRecord &R = Layout.Records[Key];
+  S.Field = R.add(T);
+  R.Stores.push_back(S);
+  return {Key, S.Field};
+}
+
+/// Arithmetic cheap enough that recomputing it in f.rev beats a store and
+/// a load of the tape. Loads (memory may change), PHIs (loop-carried) and
+/// calls of library functions are always taped.
+static bool isCheapToRecompute(const Instruction &I) {
+  if (isa<BinaryOperator>(I))
+    return I.getOpcode() != Instruction::UDiv &&
+           I.getOpcode() != Instruction::SDiv &&
+           I.getOpcode() != Instruction::URem &&
+           I.getOpcode() != Instruction::SRem &&
+           I.getOpcode() != Instruction::FRem;
+  if (auto *II = dyn_cast<IntrinsicInst>(&I))
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::fabs:
+    case Intrinsic::copysign:
+    case Intrinsic::fma:
+    case Intrinsic::fmuladd:
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum:
+      return true;
+    default:
+      return false;
+    }
+  return isa<UnaryOperator>(I) || isa<CmpInst>(I) || isa<SelectInst>(I) ||
+         (isa<CastInst>(I) && !I.getType()->isPointerTy()) ||
+         isa<GetElementPtrInst>(I);
+}
+
+/// Residual \p V is read by linear code (or the terminator) of \p BB. Values
+/// computed outside every loop are taped once, in the static tape, even when
+/// loops read them; addresses and indices of counted loops are recomputed
+/// from iteration counters. The rest, computed inside a loop, is requested
+/// from the record \p BB writes; finalizeRecordResiduals decides which of
+/// those are taped and which recomputed from the others.
+void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
+  auto *A = dyn_cast<Argument>(V);
+  auto *I = dyn_cast<Instruction>(V);
+  if ((!A && !I) || isLinear(V) || (A && isTangentArg(*A)))
+    return;
+  if (Layout.Reads.count({&BB, V}) || Layout.Recomputed.count({&BB, V}) ||
+      Layout.Rematerialized.count({&BB, V}) || Requests.count({&BB, V}))
+    return;
+  bool DefinedInLoop = I && LI->getLoopFor(I->getParent());
+  BasicBlock *Key = recordKey(&BB);
+  if (Key && DefinedInLoop && SE->isSCEVable(V->getType())) {
+    const SCEV *S = SE->getSCEV(V);
+    if (isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB)) {
+      noteStaticLeaves(S);
+      Layout.Recomputed[{&BB, V}] = S;
+      return;
+    }
+  }
+  // Outside loops, cheap arithmetic on at most one value (an address a
+  // constant offset from a pointer, a cast, a negation) is recomputed from
+  // that value: the tape never grows by it, and f.rev then sees addresses
+  // as offsets from one base, which alias analysis can tell apart.
+  if (I && !DefinedInLoop && isCheapToRecompute(*I) &&
+      llvm::count_if(I->operands(),
+                     [](Use &U) { return !isa<Constant>(U.get()); }) <= 1) {
+    Layout.Rematerialized.insert({&BB, V});
+    for (Value *Op : I->operands())
+      noteResidual(BB, Op);
+    return;
+  }
+  if (!Key || !DefinedInLoop) {
+    auto [It, New] = Layout.StaticResiduals.insert({V, 0});
+    if (New)
+      It->second = Layout.addStatic(V->getType());
+    Layout.Reads[{&BB, V}] = {nullptr, It->second};
+    return;
+  }
+  Requests.insert({&BB, V});
+}
+
+/// YOLO §6.1, checkpointing as an unzip choice: a requested residual that
+/// is cheap arithmetic on values the same record holds anyway (or on free
+/// values: constants, static and counter-computed ones) is recomputed by
+/// f.lin and f.rev instead of taped. The record never grows by this.
+void Unzipper::finalizeRecordResiduals() {
+  DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
+  for (auto [BB, V] : Requests)
+    Needed[recordKey(BB)].insert(V);
+  auto IsFree = [&](BasicBlock &BB, Value *Op) {
+    if (isa<Constant>(Op))
+      return true;
+    if (auto *A = dyn_cast<Argument>(Op))
+      return !isTangentArg(*A);
+    auto *I = dyn_cast<Instruction>(Op);
+    if (!I || isLinear(I))
+      return false;
+    if (!LI->getLoopFor(I->getParent()))
+      return true;
+    if (!SE->isSCEVable(Op->getType()))
+      return false;
+    const SCEV *S = SE->getSCEV(Op);
+    return isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB);
+  };
+  auto Rematerializable = [&](BasicBlock &BB, Instruction &I) {
+    const SmallPtrSet<Value *, 16> &N = Needed[recordKey(&BB)];
+    return isCheapToRecompute(I) && llvm::all_of(I.operands(), [&](Use &U) {
+             return IsFree(BB, U.get()) || N.count(U.get());
+           });
+  };
+  std::function<void(BasicBlock &, Value *)> Place = [&](BasicBlock &BB,
+                                                         Value *V) {
+    if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
+      return;
+    auto *I = cast<Instruction>(V);
+    if (Rematerializable(BB, *I)) {
+      Layout.Rematerialized.insert({&BB, V});
+      for (Value *Op : I->operands()) {
+        if (IsFree(BB, Op))
+          noteResidual(BB, Op); // static, counter-computed or constant
+        else
+          Place(BB, Op);
+      }
+      return;
+    }
+    BasicBlock *Key = recordKey(&BB);
+    BlockRecord &R = Layout.Records[Key];
+    auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
+    if (New)
+      It->second = R.add(V->getType());
+    R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
+    Layout.Reads[{&BB, V}] = {Key, It->second};
+  };
+  // By index: placing one request can add others (a value outside loops
+  // is rematerialized from an operand computed in another loop, which the
+  // record must then hold), and those are placed in turn.
+  for (size_t K = 0; K < Requests.size(); ++K)
+    Place(*Requests[K].first, Requests[K].second);
+}
+
+/// Whether f.lin and f.rev can compute \p S in \p UseBB: an affine
+/// function of the iteration counters of enclosing counted loops, over
+/// constants and values computed outside every loop (taped statically).
+bool Unzipper::isRecomputable(const SCEV *S, BasicBlock &UseBB) const {
+  if (isa<SCEVConstant>(S))
+    return true;
+  if (auto *U = dyn_cast<SCEVUnknown>(S)) {
+    Value *V = U->getValue();
+    if (isa<Constant>(V))
+      return !isa<GlobalValue>(V) || isa<GlobalVariable>(V);
+    if (auto *A = dyn_cast<Argument>(V))
+      return !isTangentArg(*A);
+    auto *I = dyn_cast<Instruction>(V);
+    return I && !LI->getLoopFor(I->getParent()) && !isLinear(I);
+  }
+  if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+    auto It = Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()));
+    return AR->isAffine() && It != Layout.ArrayLoops.end() &&
+           AR->getLoop()->contains(&UseBB) &&
+           isRecomputable(AR->getStart(), UseBB) &&
+           isRecomputable(AR->getStepRecurrence(*SE), UseBB);
+  }
+  if (auto *N = dyn_cast<SCEVNAryExpr>(S))
+    return (isa<SCEVAddExpr>(S) || isa<SCEVMulExpr>(S)) &&
+           llvm::all_of(N->operands(), [&](const SCEV *Op) {
+             return isRecomputable(Op, UseBB);
+           });
+  if (auto *C = dyn_cast<SCEVCastExpr>(S))
+    return (isa<SCEVZeroExtendExpr>(S) || isa<SCEVSignExtendExpr>(S) ||
+            isa<SCEVTruncateExpr>(S) || isa<SCEVPtrToIntExpr>(S)) &&
+           isRecomputable(C->getOperand(), UseBB);
+  return false;
+}
+
+void Unzipper::noteStaticLeaves(const SCEV *S) {
+  SmallVector<const SCEV *, 8> Work{S};
+  while (!Work.empty()) {
+    const SCEV *X = Work.pop_back_val();
+    if (auto *U = dyn_cast<SCEVUnknown>(X)) {
+      Value *V = U->getValue();
+      if (!isa<Constant>(V)) {
+        auto [It, New] = Layout.StaticResiduals.insert({V, 0});
+        if (New)
+          It->second = Layout.addStatic(V->getType());
+      }
+      continue;
+    }
+    for (const SCEV *Op : X->operands())
+      Work.push_back(Op);
+  }
+}
+
+/// Emits \p S (isRecomputable) into f.lin: counters for add-recurrences,
+/// static tape reads for values.
+Value *Unzipper::emitRecomputed(
+    IRBuilder<> &B, const SCEV *S, Value *TapePtr,
+    const DenseMap<const ArrayLoop *, PHINode *> &Counters) {
+  auto Emit = [&](const SCEV *X) {
+    return emitRecomputed(B, X, TapePtr, Counters);
+  };
+  Type *T = S->getType();
+  if (auto *C = dyn_cast<SCEVConstant>(S))
+    return C->getValue();
+  if (auto *U = dyn_cast<SCEVUnknown>(S)) {
+    Value *V = U->getValue();
+    if (isa<Constant>(V))
+      return V;
+    auto *Load = B.CreateLoad(
+        T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
+        V->getName());
+    markWith(Load, StaticReadMD);
+    return Load;
+  }
+  if (T->isPointerTy()) {
+    // base + offset, with the offset computed as an integer.
+    const SCEV *Base = SE->getPointerBase(S);
+    const SCEV *Offset = SE->getMinusSCEV(S, Base);
+    return B.CreateGEP(B.getInt8Ty(), Emit(Base), Emit(Offset));
+  }
+  if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+    const ArrayLoop *AL =
+        &Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()))->second;
+    Value *K = B.CreateZExtOrTrunc(Counters.lookup(AL), T);
+    return B.CreateAdd(Emit(AR->getStart()),
+                       B.CreateMul(K, Emit(AR->getStepRecurrence(*SE))));
+  }
+  if (auto *N = dyn_cast<SCEVNAryExpr>(S)) {
+    Value *Acc = Emit(N->getOperand(0));
+    for (unsigned K = 1; K < N->getNumOperands(); ++K)
+      Acc = isa<SCEVAddExpr>(S) ? B.CreateAdd(Acc, Emit(N->getOperand(K)))
+                                : B.CreateMul(Acc, Emit(N->getOperand(K)));
+    return Acc;
+  }
+  auto *C = cast<SCEVCastExpr>(S);
+  Value *Op = Emit(C->getOperand());
+  if (isa<SCEVZeroExtendExpr>(S))
+    return B.CreateZExt(Op, T);
+  if (isa<SCEVSignExtendExpr>(S))
+    return B.CreateSExt(Op, T);
+  if (isa<SCEVTruncateExpr>(S))
+    return B.CreateTrunc(Op, T);
+  return B.CreatePtrToInt(Op, T);
+}
+
+void Unzipper::findArrayLoops() {
+  AC = std::make_unique<AssumptionCache>(Jvp);
+  SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
+  ScalarEvolution &SE = *this->SE;
+  Type *I64 = Type::getInt64Ty(Jvp.getContext());
+  for (Loop *L : LI->getLoopsInPreorder()) {
+    BasicBlock *PH = L->getLoopPreheader(), *Latch = L->getLoopLatch();
+    if (!PH || !Latch || L->getExitingBlock() != Latch || !L->getExitBlock())
+      continue;
+    auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+    if (!Br || !Br->isConditional())
+      continue;
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC) || !BTC->getType()->isIntegerTy() ||
+        BTC->getType()->getIntegerBitWidth() > 64)
+      continue;
+    BTC = SE.getNoopOrZeroExtend(BTC, I64);
+    SCEVExpander Exp = makeSCEVExpander(SE, "ad.trip");
+    if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator()))
+      continue;
+    ArrayLoop AL;
+    AL.Id = Layout.ArrayLoops.size();
+    AL.L = L;
+    AL.BackedgeCount = Exp.expandCodeFor(BTC, I64, PH->getTerminator());
+    AL.BackedgeCount->setName("backedges");
+    Layout.ArrayLoops[L] = AL;
+  }
+}
+
+bool Unzipper::planTape() {
+  LinearInJvp = linearInstructions(Jvp);
+  DT = std::make_unique<DominatorTree>(Jvp);
+  LI = std::make_unique<LoopInfo>(*DT);
+  // Records and counted loops follow LoopInfo's loops; a cycle entered in
+  // the middle is none of them, and f.rev would never leave it.
+  ReversePostOrderTraversal<Function *> RPOT(&Jvp);
+  if (containsIrreducibleCFG<BasicBlock *>(RPOT, *LI)) {
+    D.diags().errorAt(*Jvp.getEntryBlock().getTerminator(),
+                      "cannot differentiate in reverse mode a loop that is "
+                      "entered in the middle (a goto into a loop body, or a "
+                      "switch into one, as in Duff's device): not supported "
+                      "yet; restructure the loop, or use forward mode "
+                      "(__ad_derivative)");
+    return false;
+  }
+  findArrayLoops();
+  for (BasicBlock &BB : Jvp)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      if (auto [Y, DY] = unpackJvpReturn(*Ret); DY) {
+        auto *WithTangent = cast<Instruction>(Ret->getReturnValue());
+        ReturnPacking.insert(WithTangent);
+        ReturnPacking.insert(cast<Instruction>(WithTangent->getOperand(0)));
+      }
+
+  LLVMContext &Ctx = Jvp.getContext();
+  Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  for (auto &[L, AL] : Layout.ArrayLoops)
+    for (BasicBlock *X : {L->getLoopPreheader(), L->getExitBlock()}) {
+      TapeSlot Base = addStored(*X, {RecordStore::LoopBase, nullptr, &AL}, Ptr);
+      TapeSlot Count =
+          addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
+      Layout.LoopEntries[{X, &AL}] = {Base, Count};
+    }
+  // Local shadows, in the order met; placed after every residual.
+  SmallVector<AllocaInst *, 8> Shadows;
+  for (BasicBlock &BB : Jvp) {
+    // The header of an array loop knows its predecessor from the count.
+    if (size_t N = predecessorsInLayoutOrder(BB).size();
+        N > 1 && !isArrayHeader(&BB))
+      Layout.PredIndex[&BB] =
+          addStored(BB, {RecordStore::PredIndex}, predIndexType(Ctx, N));
+    for (Instruction &I : BB) {
+      if (ReturnPacking.count(&I))
+        continue;
+      // The kind first: a metadata lookup costs a probe of a context-wide
+      // table, and every f.jvp instruction carries marks.
+      if (auto *AI = dyn_cast<AllocaInst>(&I);
+          AI && AI->getMetadata(ShadowAllocaMD)) {
+        Shadows.push_back(AI);
+        continue;
+      }
+      if (Function *Callee = mixedCallee(I)) {
+        std::optional<Unzipped> U = D.getUnzipped(*Callee);
+        if (!U)
+          return false;
+        auto *CB = cast<CallBase>(&I);
+        Layout.Callees[CB] = *U;
+        // Inside a loop, when the callee is still being unzipped (a
+        // recursive call: its tape cannot be part of ours), or when its tape
+        // is large (embedding tapes of a call tree makes ours as large as
+        // the tree: stack overflow), the callee's tape is pushed for each
+        // call; our tape or record keeps its address.
+        if (recordKey(&BB) || U->Fwd->isDeclaration() ||
+            Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
+                MaxEmbeddedTapeBytes) {
+          Layout.PushedCallees.insert(CB);
+          Layout.CalleeTapes[CB] =
+              addStored(BB, {RecordStore::CalleeTape, CB}, Ptr);
+        } else {
+          Layout.CalleeTapes[CB] = {nullptr, Layout.addStatic(U->Tape)};
+        }
+        continue;
+      }
+      if (isLinear(&I)) {
+        // The tangent half of a mixed call becomes g.lin's result.
+        auto *Agg = dyn_cast<Instruction>(I.getOperand(0));
+        if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
+          continue;
+        for (Value *Op : I.operands())
+          noteResidual(BB, Op);
+        continue;
+      }
+      if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional()) {
+        // f.lin leaves an array loop by counting, not by the condition.
+        if (!isArrayLatch(&BB))
+          noteResidual(BB, Br->getCondition());
+      } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
+        noteResidual(BB, Sw->getCondition());
+      } else if (I.isTerminator() && !isa<ReturnInst>(I) &&
+                 !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
+        D.diags().errorAt(I, Twine("cannot differentiate through the "
+                                   "terminator '") +
+                                 I.getOpcodeName() + "' (not supported yet)");
+        return false;
+      }
+    }
+  }
+  finalizeRecordResiduals();
+  // Shadows of local variables must outlive f.fwd: they live in the tape,
+  // at offsets as aligned as the variables (the tape itself is then
+  // 16-byte aligned: a zero-sized vector field raises its alignment).
+  const DataLayout &DL = Jvp.getParent()->getDataLayout();
+  bool Marked = false;
+  for (AllocaInst *AI : Shadows) {
+    uint64_t Align = AI->getAlign().value();
+    Type *T = AI->getAllocatedType();
+    if (auto *N = dyn_cast<ConstantInt>(AI->getArraySize()); N && !N->isOne())
+      T = ArrayType::get(T, N->getZExtValue());
+    if (isAlignedBeyondTape(*AI)) {
+      // _Alignas(32) or AVX-512 vectors: more than the tape promises. The
+      // field is a byte array with room to round its address up; f.fwd
+      // does so (Unzip.cpp), and f.lin reads the rounded address like any
+      // residual.
+      Layout.ShadowAllocas[AI] = Layout.addStatic(ArrayType::get(
+          Type::getInt8Ty(Ctx), DL.getTypeAllocSize(T) + Align - 1));
+      continue;
+    }
+    if (Align > 8 && !Marked) {
+      Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
+      Marked = true;
+    }
+    // Where the field would start: after the last one (not at the
+    // struct's size, which is rounded up to its alignment, 16 once the
+    // marker is in), at T's own alignment. Padding only when that is
+    // less than the local's.
+    uint64_t Offset = 0;
+    if (!Layout.StaticFields.empty()) {
+      const StructLayout *SL =
+          DL.getStructLayout(StructType::get(Ctx, Layout.StaticFields));
+      Offset = SL->getElementOffset(Layout.StaticFields.size() - 1) +
+               DL.getTypeAllocSize(Layout.StaticFields.back());
+    }
+    Offset = alignTo(Offset, DL.getABITypeAlign(T));
+    if (uint64_t Pad = (Align - Offset % Align) % Align)
+      Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
+    Layout.ShadowAllocas[AI] = Layout.addStatic(T);
+  }
+  NumResiduals += Layout.StaticResiduals.size();
+  for (auto &[Key, R] : Layout.Records) {
+    R.Ty = StructType::get(Ctx, R.Fields);
+    R.Array = arrayLoopOf(Key);
+    NumResiduals += R.Stores.size();
+  }
+  TapeTy->setBody(Layout.StaticFields);
+  publishTapeSize(*Jvp.getParent(), TapeTy);
+  return true;
+}
+
+} // namespace ad

@@ -1,0 +1,190 @@
+//===- UnzipImpl.h - the unzipper, shared by its two files ------*- C++ -*-===//
+//
+// TapePlan.cpp decides what goes on the tape and where (the static tape, a
+// record per loop-block execution, an array per counted loop) and what is
+// recomputed instead; Unzip.cpp builds f.fwd and f.lin from that plan.
+// Private to the stage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_UNZIPIMPL_H
+#define ADPASS_UNZIPIMPL_H
+
+#include "driver/DerivedFunctions.h"
+#include "driver/Differentiator.h"
+#include "prepare/Activity.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include <memory>
+
+namespace ad {
+
+/// Callee tapes up to this size are fields of the caller's tape; larger
+/// ones are pushed on the runtime tape per call.
+inline constexpr uint64_t MaxEmbeddedTapeBytes = 4096;
+
+/// The type of a merge block's predecessor index.
+llvm::Type *predIndexType(llvm::LLVMContext &Ctx, unsigned NumPreds);
+/// The arguments of a call of g.jvp that g.fwd takes (g's own and the
+/// shadows), or (Tangents) those g.lin takes.
+llvm::SmallVector<llvm::Value *, 8> calleeArgs(llvm::CallBase &JvpCall,
+                                               bool Tangents);
+
+// Private to Unzip.cpp and TapePlan.cpp, which both use namespace llvm.
+using namespace llvm;
+
+/// Where a residual, a predecessor index, a callee's tape or a loop's
+/// array is kept: a field of the static %f.tape, or of a record.
+struct TapeSlot {
+  BasicBlock *Record = nullptr; ///< the record's key; null: the static tape
+  unsigned Field = 0;
+};
+
+/// A loop whose trip count ScalarEvolution knows at its preheader (single
+/// latch, which is its only exit). The records of its iterations form one
+/// array pushed before the loop: no push per iteration, and neither the
+/// header's predecessor nor the latch's exit condition is taped (f.lin and
+/// f.rev count iterations instead).
+struct ArrayLoop {
+  unsigned Id = 0;
+  Loop *L = nullptr;
+  Value *BackedgeCount = nullptr; ///< i64, computed at the preheader (Jvp)
+};
+
+/// What a record field holds, and which block stores it (at its end).
+struct RecordStore {
+  enum Kind { Residual, PredIndex, CalleeTape, LoopBase, LoopCount } K;
+  Value *V = nullptr; ///< the residual or the call (Jvp values)
+  const ArrayLoop *AL = nullptr;
+  BasicBlock *Block = nullptr;
+  unsigned Field = 0;
+};
+
+/// Either the record one execution of a loop block pushes, or (Array set)
+/// the element of a loop's array that one iteration fills.
+struct BlockRecord {
+  SmallVector<Type *, 8> Fields;
+  SmallVector<RecordStore, 8> Stores;
+  StructType *Ty = nullptr;
+  const ArrayLoop *Array = nullptr;
+  unsigned add(Type *T) {
+    Fields.push_back(T);
+    return Fields.size() - 1;
+  }
+};
+
+struct TapeLayout {
+  SmallVector<Type *, 16> StaticFields;
+  MapVector<Value *, unsigned> StaticResiduals; ///< stored at definition
+  SmallVector<RecordStore, 4> StaticStores;     ///< loop entries, at block end
+  DenseMap<std::pair<BasicBlock *, Value *>, TapeSlot> Reads;
+  /// Residuals f.lin and f.rev recompute from iteration counters and static
+  /// values (addresses and indices of counted loops) instead of taping.
+  DenseMap<std::pair<BasicBlock *, Value *>, const SCEV *> Recomputed;
+  /// Residuals that are cheap arithmetic on other residuals (inside loops)
+  /// or on at most one value (outside loops): f.lin (and f.rev) recompute
+  /// them from their operands (YOLO §6.1).
+  DenseSet<std::pair<BasicBlock *, Value *>> Rematerialized;
+  DenseMap<std::pair<BasicBlock *, Value *>, unsigned> RecordFieldOf;
+  DenseMap<BasicBlock *, TapeSlot> PredIndex;
+  DenseMap<CallBase *, TapeSlot> CalleeTapes;
+  DenseMap<CallBase *, Unzipped> Callees;
+  SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
+  MapVector<BasicBlock *, BlockRecord> Records;
+  MapVector<AllocaInst *, unsigned> ShadowAllocas; ///< -> static field
+  MapVector<Loop *, ArrayLoop> ArrayLoops;
+  /// Where block X keeps (base, count) of the array loop it enters (as the
+  /// preheader) or leaves (as the exit block).
+  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>,
+           std::pair<TapeSlot, TapeSlot>>
+      LoopEntries;
+
+  unsigned addStatic(Type *T) {
+    StaticFields.push_back(T);
+    return StaticFields.size() - 1;
+  }
+};
+
+class Unzipper {
+public:
+  Unzipper(Function &Jvp, Differentiator &D) : Jvp(Jvp), D(D) {}
+  std::optional<Unzipped> run();
+
+private:
+  bool planTape();
+  void findArrayLoops();
+  /// The record block \p BB writes to: null (static tape), BB itself, or
+  /// the header of the array loop it belongs to.
+  BasicBlock *recordKey(BasicBlock *BB) const;
+  TapeSlot addStored(BasicBlock &BB, RecordStore S, Type *T);
+  void noteResidual(BasicBlock &BB, Value *V);
+  void finalizeRecordResiduals();
+  Function *declareFwd();
+  Function *declareLin();
+  void buildFwd(llvm::Function *Fwd);
+  void buildLin(llvm::Function *Lin);
+  Value *staticField(IRBuilderBase &B, Value *TapePtr, unsigned Field);
+  Value *slotAddress(IRBuilderBase &B, TapeSlot S, Value *TapePtr,
+                     Value *Record);
+  /// A tangent parameter of f.jvp (linear); shadows are non-linear.
+  bool isTangentArg(const Argument &A) const {
+    unsigned N = Info.Primal->arg_size();
+    return A.getArgNo() >= N &&
+           Info.Act.isActive(Info.Act.extraOwners()[A.getArgNo() - N]);
+  }
+  const ArrayLoop *arrayLoopOf(BasicBlock *BB) const {
+    Loop *L = LI->getLoopFor(BB);
+    auto It = L ? Layout.ArrayLoops.find(L) : Layout.ArrayLoops.end();
+    return It == Layout.ArrayLoops.end() ? nullptr : &It->second;
+  }
+  bool isArrayLatch(BasicBlock *BB) const {
+    const ArrayLoop *AL = arrayLoopOf(BB);
+    return AL && AL->L->getLoopLatch() == BB;
+  }
+  bool isArrayHeader(BasicBlock *BB) const {
+    const ArrayLoop *AL = arrayLoopOf(BB);
+    return AL && AL->L->getHeader() == BB;
+  }
+
+  Function &Jvp;
+  Differentiator &D;
+  DerivedInfo Info{};
+  TapeLayout Layout;
+  StructType *TapeTy = nullptr;
+  SmallPtrSet<Instruction *, 2> ReturnPacking; // the {y, dy} insertvalues
+  /// linearInstructions(f.jvp): planning and building ask about every
+  /// instruction and its operands several times (the marks cost 6% of a
+  /// -O0 compile of a long function). Instructions f.fwd erases leave it.
+  DenseSet<const Value *> LinearInJvp;
+  bool isLinear(const Value *V) const { return LinearInJvp.contains(V); }
+  void eraseJvpInstruction(Instruction *I) {
+    LinearInJvp.erase(I);
+    I->eraseFromParent();
+  }
+  /// When f.fwd takes f.jvp's body (Differentiator::jvpsDisposable),
+  /// buildLin moves f.jvp's linear instructions into f.lin instead of
+  /// copying them, and notes here the values they leave without a use, for
+  /// buildFwd to delete.
+  SmallVector<WeakTrackingVH, 32> UnusedInJvp;
+  bool isRecomputable(const SCEV *S, BasicBlock &UseBB) const;
+  void noteStaticLeaves(const SCEV *S);
+  Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
+                        const DenseMap<const ArrayLoop *, PHINode *> &Counters);
+
+  std::unique_ptr<DominatorTree> DT;
+  std::unique_ptr<LoopInfo> LI;
+  std::unique_ptr<AssumptionCache> AC;
+  std::unique_ptr<ScalarEvolution> SE;
+  /// (block, value) residuals asked of loop records, in order.
+  SetVector<std::pair<BasicBlock *, Value *>> Requests;
+};
+
+} // namespace ad
+
+#endif
