@@ -78,6 +78,19 @@ void *__ad_tape_read(size_t bytes);
  * long-lived threads (the main thread, pools) after a large derivative. */
 void __ad_tape_release(void);
 
+/* The bounded cache. Every gradient whose derivative uses the runtime tape
+ * calls __ad_tape_trim when it returns: if this thread's tape is then empty
+ * (no outer derivative is still running), cached storage beyond the cache
+ * limit is freed, keeping the smallest chunks, so that memory a large
+ * gradient needed goes back when it returns. The limit is 4 MiB, or the
+ * value in bytes of the environment variable ADPASS_TAPE_CACHE (read once),
+ * or what __ad_tape_set_cache_limit last set (process-wide; 0 keeps
+ * nothing). __ad_tape_cached_bytes is the storage this thread's tape holds,
+ * records and cache together. */
+void __ad_tape_trim(void);
+void __ad_tape_set_cache_limit(size_t bytes);
+size_t __ad_tape_cached_bytes(void);
+
 /*--- Arrays sized from trip counts -----------------------------------------*/
 
 /* malloc for per-loop residual arrays: returns memory aligned to

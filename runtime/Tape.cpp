@@ -23,8 +23,12 @@
 //    iteration; a record popped from a chunk must stay readable until the
 //    next push even if later pops step further down; and an optimisation
 //    loop that takes the same gradient many times should pay for the tape's
-//    mallocs and page faults once, not on every call. The price is that a
-//    thread keeps its peak tape storage until __ad_tape_release or exit.
+//    mallocs and page faults once, not on every call. The cache is bounded:
+//    when a gradient returns and the tape is empty again (__ad_tape_trim,
+//    which the pass calls after f.rev), storage beyond the cache limit
+//    (4 MiB unless __ad_tape_set_cache_limit or ADPASS_TAPE_CACHE says
+//    otherwise) goes back to malloc, so one large gradient does not leave
+//    its peak tape held by a long-running program.
 //  * The state is per thread, so parallel derivatives need no locking, and a
 //    thread's chunks are freed when it exits.
 //
@@ -304,6 +308,87 @@ extern "C" void *__ad_tape_read(size_t Bytes) {
   char *P = S.ReadPos;
   S.ReadPos += Size;
   return P;
+}
+
+//===----------------------------------------------------------------------===//
+// The bounded cache
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr size_t DefaultCacheLimit = size_t(4) << 20;
+/// SIZE_MAX until first read: then the environment's value or the default.
+size_t CacheLimit = SIZE_MAX;
+pthread_once_t CacheLimitOnce = PTHREAD_ONCE_INIT;
+} // namespace
+
+static void readCacheLimitFromEnvironment() {
+  // A setter called before the first trim wins over the environment.
+  if (__atomic_load_n(&CacheLimit, __ATOMIC_RELAXED) != SIZE_MAX)
+    return;
+  size_t Limit = DefaultCacheLimit;
+  if (const char *Env = getenv("ADPASS_TAPE_CACHE")) {
+    char *End;
+    unsigned long long V = strtoull(Env, &End, 10);
+    if (End != Env && *End == '\0')
+      Limit = size_t(V);
+  }
+  __atomic_store_n(&CacheLimit, Limit, __ATOMIC_RELAXED);
+}
+
+static size_t cacheLimit() {
+  pthread_once(&CacheLimitOnce, readCacheLimitFromEnvironment);
+  return __atomic_load_n(&CacheLimit, __ATOMIC_RELAXED);
+}
+
+extern "C" void __ad_tape_set_cache_limit(size_t Bytes) {
+  // SIZE_MAX is the "not read yet" mark; a limit that large is no limit.
+  __atomic_store_n(&CacheLimit, Bytes == SIZE_MAX ? SIZE_MAX - 1 : Bytes,
+                   __ATOMIC_RELAXED);
+  pthread_once(&CacheLimitOnce, readCacheLimitFromEnvironment);
+}
+
+extern "C" size_t __ad_tape_cached_bytes(void) {
+  const TapeChunk *C = __adrt_state.Current;
+  if (!C)
+    return 0;
+  while (C->Prev)
+    C = C->Prev;
+  size_t Bytes = 0;
+  for (; C; C = C->Next)
+    Bytes += C->Size;
+  return Bytes;
+}
+
+extern "C" void __ad_tape_trim(void) {
+  ThreadState &S = __adrt_state;
+  // Records on the tape belong to a request still running (an outer
+  // derivative of the code that made this request): its storage stays.
+  if (!S.Current || tapeBytes(S) != 0)
+    return;
+  size_t Limit = cacheLimit();
+  TapeChunk *Bottom = S.Current;
+  while (Bottom->Prev)
+    Bottom = Bottom->Prev;
+  if (Bottom->Size > Limit) {
+    freeAllChunks(S);
+    return;
+  }
+  // Keep the chunks from the bottom up while they fit in the limit: the
+  // small first chunks are the ones a small request reuses.
+  foldPeak(S);
+  size_t Kept = Bottom->Size;
+  TapeChunk *Last = Bottom;
+  while (Last->Next && Kept + Last->Next->Size <= Limit) {
+    Last = Last->Next;
+    Kept += Last->Size;
+  }
+  freeChunksAbove(Last);
+  S.Current = Bottom;
+  S.Base = S.Top = S.HighWater = Bottom->Data;
+  S.Limit = Bottom->Data + Bottom->Size;
+  S.BytesBelow = 0;
+  S.ReadChunk = nullptr;
+  S.ReadPos = nullptr;
 }
 
 extern "C" void __ad_tape_release(void) {

@@ -716,6 +716,20 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
 /// Tapes larger than this are allocated on the heap by the request.
 static constexpr uint64_t MaxStackTapeBytes = 64 * 1024;
 
+/// Whether derived functions \p Roots, or what they call, keep records on
+/// the runtime tape. Most modules have no loop derivative at all, and then
+/// no tape function is declared: nothing to walk.
+static bool usesRuntimeTape(Module &M, ArrayRef<Function *> Roots,
+                            const CustomRules &Rules) {
+  if (!declaresTapeFunction(M, TapeOp::Push))
+    return false;
+  for (const Function *G : reachableFunctions(M, Roots, Rules))
+    for (const Instruction &I : instructions(*G))
+      if (isTapeCall(&I, TapeOp::Push))
+        return true;
+  return false;
+}
+
 static bool lowerGradient(Request &R, Differentiator &D) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
@@ -777,6 +791,8 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   Cts->setDebugLoc(Marker.getDebugLoc());
   if (FreesMark)
     emitShadowFreesEnd(B, FreesMark);
+  if (usesRuntimeTape(M, {U.Fwd, Rev}, D.rules()))
+    emitTapeTrim(B);
   if (TapeOnHeap)
     B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
                  {Tape});

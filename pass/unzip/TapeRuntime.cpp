@@ -71,6 +71,18 @@ bool isTapeCall(const Value *V, TapeOp Op) {
   return F && F->getName() == tapeFunctionName(Op);
 }
 
+bool declaresTapeFunction(const Module &M, TapeOp Op) {
+  return M.getFunction(tapeFunctionName(Op));
+}
+
+CallInst *emitTapeTrim(IRBuilderBase &B) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  FunctionCallee FC = M.getOrInsertFunction("__ad_tape_trim", B.getVoidTy());
+  if (auto *F = dyn_cast<Function>(FC.getCallee()))
+    F->setDoesNotThrow();
+  return B.CreateCall(FC);
+}
+
 bool callsTapeRuntime(const Value *V) {
   auto *CB = dyn_cast<CallBase>(V);
   const Function *F = CB ? CB->getCalledFunction() : nullptr;

@@ -40,6 +40,15 @@ void publishTapeSize(llvm::Module &M, llvm::StructType *TapeTy);
 
 /// Whether \p V is a call of the runtime's tape function for \p Op.
 bool isTapeCall(const llvm::Value *V, TapeOp Op);
+/// Whether \p M declares the runtime's tape function for \p Op (a cheap
+/// test before looking for its calls).
+bool declaresTapeFunction(const llvm::Module &M, TapeOp Op);
+
+/// At the end of a gradient whose derivative used the runtime tape: frees
+/// the tape storage beyond the runtime's cache limit if the tape is empty
+/// (__ad_tape_trim in ad_runtime.h).
+llvm::CallInst *emitTapeTrim(llvm::IRBuilderBase &B);
+
 /// Whether \p V calls any of the runtime's tape functions (push, pop, read,
 /// the array variants, mark and seek): derived code with loops.
 bool callsTapeRuntime(const llvm::Value *V);
