@@ -914,43 +914,66 @@ static void eraseUnusedGenerated(Module &M) {
 /// A request differentiates its function and everything that reaches, so
 /// a marker inside that code (a second derivative: the gradient of a
 /// function that itself asks for a gradient) must already be derived code
-/// when the request reads it. Orders \p Markers inner requests first,
-/// otherwise as they are (program order); a cycle keeps program order and
-/// is reported when the inner marker is met. \p Reach is what all the
-/// requests reach together: when it holds no marker, nothing is nested.
-static SmallVector<CallBase *, 8>
-innerRequestsFirst(Module &M, ArrayRef<CallBase *> Markers,
-                   const SmallPtrSetImpl<const Function *> &Reach,
-                   const CustomRules &Rules) {
-  SmallVector<CallBase *, 8> Order(Markers);
-  if (llvm::none_of(Markers, [&](CallBase *Marker) {
-        return Reach.count(Marker->getFunction());
-      }))
-    return Order;
+/// when the request reads it. Gives each of \p Markers its nesting level
+/// (Activity::level): 0 when its code reaches no other marker, otherwise
+/// one more than the deepest level it reaches. Orders them by level, so
+/// that inner requests come first and a level's active globals are
+/// decided when all the code it differentiates exists, and within a level
+/// as they are (program order). A cycle gets some order and is reported
+/// when the inner marker is met. \p Reach is what all the requests reach
+/// together: when it holds no marker, nothing is nested.
+static SmallVector<std::pair<CallBase *, unsigned>, 8>
+byNestingLevel(Module &M, ArrayRef<CallBase *> Markers,
+               const SmallPtrSetImpl<const Function *> &Reach,
+               const CustomRules &Rules) {
   size_t N = Markers.size();
-  SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
-  for (CallBase *Marker : Markers) {
-    SmallVector<Function *, 1> Roots;
-    if (Function *F = requestedFunction(*Marker))
-      Roots.push_back(F);
-    ReachOf.push_back(reachableFunctions(M, Roots, Rules));
+  SmallVector<unsigned, 8> Level(N, 0);
+  if (llvm::any_of(Markers, [&](CallBase *Marker) {
+        return Reach.count(Marker->getFunction());
+      })) {
+    SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
+    for (CallBase *Marker : Markers) {
+      SmallVector<Function *, 1> Roots;
+      if (Function *F = requestedFunction(*Marker))
+        Roots.push_back(F);
+      ReachOf.push_back(reachableFunctions(M, Roots, Rules));
+    }
+    // Depth first; marking on entry makes a cycle stop where it closes.
+    SmallVector<bool, 8> Visited(N, false);
+    std::function<void(size_t)> Visit = [&](size_t I) {
+      if (Visited[I])
+        return;
+      Visited[I] = true;
+      for (size_t J = 0; J < N; ++J)
+        if (J != I && ReachOf[I].count(Markers[J]->getFunction())) {
+          Visit(J);
+          Level[I] = std::max(Level[I], Level[J] + 1);
+        }
+    };
+    for (size_t I = 0; I < N; ++I)
+      Visit(I);
   }
-  // Depth first, inner requests before the ones that reach them; marking
-  // on entry makes a cycle stop where it closes.
-  SmallVector<bool, 8> Visited(N, false);
-  Order.clear();
-  std::function<void(size_t)> Visit = [&](size_t I) {
-    if (Visited[I])
-      return;
-    Visited[I] = true;
-    for (size_t J = 0; J < N; ++J)
-      if (J != I && ReachOf[I].count(Markers[J]->getFunction()))
-        Visit(J);
-    Order.push_back(Markers[I]);
-  };
+  SmallVector<std::pair<CallBase *, unsigned>, 8> Order;
   for (size_t I = 0; I < N; ++I)
-    Visit(I);
+    Order.push_back({Markers[I], Level[I]});
+  llvm::stable_sort(
+      Order, [](const auto &A, const auto &B) { return A.second < B.second; });
   return Order;
+}
+
+/// Decides the active globals of nesting level \p Level > 0 from what its
+/// requests in \p Order reach now that the inner requests are derived code
+/// (which writes the inner levels' shadows).
+static void
+findActiveGlobalsOfLevel(Module &M,
+                         ArrayRef<std::pair<CallBase *, unsigned>> Order,
+                         unsigned Level, Differentiator &D) {
+  SmallVector<Function *, 8> Roots;
+  for (auto &[Marker, L] : Order)
+    if (L == Level)
+      if (Function *F = requestedFunction(*Marker))
+        Roots.push_back(F);
+  D.globals().findActive(M, reachableFunctions(M, Roots, D.rules()), Level);
 }
 
 /// Whether \p F or a function it reaches calls the runtime tape: derived
@@ -973,16 +996,22 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
   SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
-  Markers = innerRequestsFirst(M, Markers, Reach, D.rules());
+  SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
+      byNestingLevel(M, Markers, Reach, D.rules());
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
   D.setJvpsDisposable(llvm::all_of(
       Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
-  for (CallBase *Marker : Markers) {
+  unsigned CurrentLevel = 0;
+  for (auto [Marker, Level] : Order) {
+    if (Level != CurrentLevel)
+      findActiveGlobalsOfLevel(M, Order, CurrentLevel = Level, D);
     if (auto *II = dyn_cast<InvokeInst>(Marker))
       Marker = changeToCall(II);
     D.diags().setRequest(Marker);
     D.beginRequest();
     std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
+    if (R)
+      R->Act = R->Act.atLevel(Level);
     D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
     bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
     D.endRequest(Ok);

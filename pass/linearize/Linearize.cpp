@@ -236,6 +236,8 @@ Value *Linearizer::tangentOf(Value *V) {
 }
 
 Function *Linearizer::run() {
+  assert(Act.level() == D.globals().level() &&
+         "derived function built at another level than its globals'");
   ActivityInfo Info = computeActivity(Src, Act, D.globals(), D.rules());
   // A returned pointer comes with its shadow when the caller keeps it
   // with pointers to memory with derivatives, and only then: the caller
@@ -832,7 +834,7 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   bool NeedsResultShadow = isPointerLike(CB.getType()) && isShadowed(&CB) &&
                            differentiatedFromBody(&Callee, D.rules()) &&
                            !onlyIntegersAccessedThrough(CB);
-  Activity CalleeAct(Roles, NeedsResultShadow);
+  Activity CalleeAct(Roles, NeedsResultShadow, Act.level());
   // Only zero tangents flow in, none through globals, and no shadow is
   // needed of the result: the call stays primal code.
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&

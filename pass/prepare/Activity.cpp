@@ -58,6 +58,8 @@ Activity Activity::defaultFor(const Function &F) {
 
 /// Ends str() when the return role is set; no ArgRole uses it.
 static constexpr char ShadowReturnMark = 'r';
+/// Precedes the level in str() when it is not 0; no ArgRole uses it.
+static constexpr char LevelMark = 'L';
 
 unsigned Activity::numActive() const {
   return llvm::count(Roles, ArgRole::Active);
@@ -77,15 +79,21 @@ std::string Activity::str() const {
     S.push_back(static_cast<char>(R));
   if (ShadowReturn)
     S.push_back(ShadowReturnMark);
+  if (Level)
+    S += LevelMark + std::to_string(Level);
   return S;
 }
 
 Activity Activity::parse(StringRef S) {
-  bool ShadowReturn = S.consume_back(StringRef(&ShadowReturnMark, 1));
+  auto [Head, LevelDigits] = S.split(LevelMark);
+  unsigned Level = 0;
+  if (!LevelDigits.empty())
+    LevelDigits.getAsInteger(10, Level);
+  bool ShadowReturn = Head.consume_back(StringRef(&ShadowReturnMark, 1));
   SmallVector<ArgRole, 8> Roles;
-  for (char C : S)
+  for (char C : Head)
     Roles.push_back(static_cast<ArgRole>(C));
-  return Activity(std::move(Roles), ShadowReturn);
+  return Activity(std::move(Roles), ShadowReturn, Level);
 }
 
 bool containsFloatingPoint(const Type *T) {

@@ -32,8 +32,8 @@ class Activity {
 public:
   Activity() = default;
   explicit Activity(llvm::SmallVector<ArgRole, 8> Roles,
-                    bool ShadowReturn = false)
-      : Roles(std::move(Roles)), ShadowReturn(ShadowReturn) {}
+                    bool ShadowReturn = false, unsigned Level = 0)
+      : Roles(std::move(Roles)), ShadowReturn(ShadowReturn), Level(Level) {}
 
   /// Every float/double parameter active, every pointer with a shadow,
   /// integers constant: what __ad_gradient(f, ...) without annotations asks
@@ -61,17 +61,31 @@ public:
   /// derivative (tangent or shadow), in parameter order: the f parameter
   /// each extra belongs to.
   llvm::SmallVector<unsigned, 8> extraOwners() const;
-  /// "ac" for (active, constant), "acr" with the return role: used in
-  /// derived function names.
+  /// The nesting level of the request the derived function is built for:
+  /// 0 for a request whose code makes none, one more than the deepest
+  /// request its code makes otherwise. Derived code of an outer level runs
+  /// inner derived code as primal code, so it keeps its derivatives in
+  /// shadows of its own (GlobalShadows): the same function gets derived
+  /// functions per level.
+  unsigned level() const { return Level; }
+  Activity atLevel(unsigned L) const {
+    Activity A(*this);
+    A.Level = L;
+    return A;
+  }
+  /// "ac" for (active, constant), "acr" with the return role, "acL1" at
+  /// level 1: used in derived function names.
   std::string str() const;
   static Activity parse(llvm::StringRef S);
   bool operator==(const Activity &O) const {
-    return Roles == O.Roles && ShadowReturn == O.ShadowReturn;
+    return Roles == O.Roles && ShadowReturn == O.ShadowReturn &&
+           Level == O.Level;
   }
 
 private:
   llvm::SmallVector<ArgRole, 8> Roles;
   bool ShadowReturn = false;
+  unsigned Level = 0;
 };
 
 /// Types whose values can carry a tangent: floating point (not long

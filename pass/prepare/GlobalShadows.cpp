@@ -75,11 +75,18 @@ static bool isWrittenIn(const GlobalVariable &GV,
 }
 
 void GlobalShadows::findActive(Module &M,
-                               const SmallPtrSetImpl<const Function *> &Reach) {
+                               const SmallPtrSetImpl<const Function *> &Reach,
+                               unsigned Level) {
+  if (Levels.size() <= Level)
+    Levels.resize(Level + 1);
+  Current = Level;
+  // The shadows of inner levels are memory like any other here: the inner
+  // request's derived code, which this level differentiates, writes them.
+  LevelState &L = current();
   for (GlobalVariable &GV : M.globals())
     if (canBeActive(GV) && isWrittenIn(GV, Reach))
-      Active.insert(&GV);
-  if (!Active.empty())
+      L.Active.insert(&GV);
+  if (!L.Active.empty())
     findTouching(Reach);
 }
 
@@ -103,21 +110,22 @@ void GlobalShadows::findTouching(
     }
     if (CallsIndirectly)
       IndirectCallers.push_back(F);
-    if (Uses && Touching.insert(F).second)
+    if (Uses && current().Touching.insert(F).second)
       Work.push_back(F);
   }
   // Their callers, transitively; indirect calls may reach any address-taken
   // function.
+  LevelState &L = current();
   auto Add = [&](const Function *F) {
-    if (Touching.insert(F).second)
+    if (L.Touching.insert(F).second)
       Work.push_back(F);
   };
   while (!Work.empty()) {
     const Function *F = Work.pop_back_val();
     for (const Function *Caller : Callers.lookup(F))
       Add(Caller);
-    if (F->hasAddressTaken() && !IndirectMayTouch) {
-      IndirectMayTouch = true;
+    if (F->hasAddressTaken() && !L.IndirectMayTouch) {
+      L.IndirectMayTouch = true;
       for (const Function *Caller : IndirectCallers)
         Add(Caller);
     }
@@ -126,15 +134,15 @@ void GlobalShadows::findTouching(
 
 bool GlobalShadows::mayTouchActive(const CallBase &CB) const {
   if (const Function *Callee = CB.getCalledFunction())
-    return Touching.count(Callee);
-  return IndirectMayTouch && !CB.isInlineAsm();
+    return current().Touching.count(Callee);
+  return current().IndirectMayTouch && !CB.isInlineAsm();
 }
 
 bool GlobalShadows::isShadowed(const Value *P) const {
   if (!isa<Constant>(P) || !P->getType()->isPointerTy())
     return false;
   const GlobalVariable *GV = globalBaseOf(P);
-  return GV && Active.count(GV);
+  return GV && current().Active.count(GV);
 }
 
 /// \p P, an address inside a global or the global itself, as the same
@@ -157,22 +165,26 @@ GlobalShadows::inTwin(Constant *P,
   if (!S) {
     Module &M = *GV->getParent();
     Type *T = GV->getValueType();
+    // Level 0 keeps the plain names; outer levels say which they are.
+    std::string Name = (GV->getName() + Suffix).str();
+    if (Current)
+      Name += ".L" + std::to_string(Current);
     S = new GlobalVariable(M, T, /*isConstant=*/false,
                            GlobalValue::InternalLinkage,
-                           Constant::getNullValue(T), GV->getName() + Suffix,
+                           Constant::getNullValue(T), Name,
                            /*InsertBefore=*/nullptr, GV->getThreadLocalMode(),
                            GV->getAddressSpace());
     S->setAlignment(std::max(GV->getAlign().valueOrOne(),
                              M.getDataLayout().getPreferredAlign(GV)));
-    Shadows.insert(S);
+    ShadowLevel[S] = Current;
   }
   return S;
 }
 
 Constant *GlobalShadows::shadowOf(Constant *P) {
-  assert(Active.count(globalBaseOf(P)) &&
+  assert(current().Active.count(globalBaseOf(P)) &&
          "shadow of a global that carries none");
-  return inTwin(P, PrimalToShadow, ".shadow");
+  return inTwin(P, current().PrimalToShadow, ".shadow");
 }
 
 /// Whether every pointer in constant \p C leads to no floating-point data:
@@ -213,11 +225,11 @@ Constant *GlobalShadows::zeroTwinOf(Constant *P) {
   // Kept apart from PrimalToShadow: primalOf() does not know these, so
   // requests do not check arguments against constants (nothing writes
   // them).
-  return inTwin(P, ConstantToTwin, ".zero");
+  return inTwin(P, current().ConstantToTwin, ".zero");
 }
 
 GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {
-  for (auto &[Primal, S] : PrimalToShadow)
+  for (auto &[Primal, S] : current().PrimalToShadow)
     if (S == Shadow)
       return Primal;
   return nullptr;
@@ -226,7 +238,7 @@ GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {
 SmallSetVector<GlobalVariable *, 4>
 GlobalShadows::shadowsUsedFrom(Function &F) const {
   SmallSetVector<GlobalVariable *, 4> Used;
-  if (Shadows.empty())
+  if (ShadowLevel.empty())
     return Used;
   SmallPtrSet<Function *, 16> Seen{&F};
   SmallVector<Function *, 16> Work{&F};
@@ -239,7 +251,7 @@ GlobalShadows::shadowsUsedFrom(Function &F) const {
             Work.push_back(Callee);
         } else if (isa<Constant>(Op)) {
           if (auto *GV = const_cast<GlobalVariable *>(globalBaseOf(Op));
-              GV && isShadowGlobal(GV))
+              GV && isShadowGlobal(GV) && ShadowLevel.lookup(GV) == Current)
             Used.insert(GV);
         }
       }

@@ -23,6 +23,16 @@
 // contents). Within the derived code a shadow global is shadow memory like
 // any other (docs/design.md, "Memory and shadows").
 //
+// Nested requests: an outer request differentiates code that runs inner
+// requests' derived code as primal code, which writes the inner shadows
+// (and the globals themselves) as it goes. So the outer request cannot keep
+// the derivatives of @g in @g.shadow: they would be overwritten by the
+// inner cotangents, and the inner cotangents, which depend on the outer
+// inputs, would carry no derivative. Each nesting level (Activity::level)
+// decides its active globals afresh once its inner requests are derived
+// code, which makes the inner shadows active globals like any other, and
+// creates its own shadows (@g.shadow.L1, @g.shadow.shadow.L1 at level 1).
+//
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_GLOBALSHADOWS_H
 #define ADPASS_GLOBALSHADOWS_H
@@ -39,11 +49,15 @@ namespace ad {
 
 class GlobalShadows {
 public:
-  /// Decides which globals of \p M are active, for requests whose
-  /// differentiated code is \p Reach (reachableFunctions() of their
-  /// functions).
+  /// Decides which globals of \p M are active, for requests of nesting
+  /// \p Level whose differentiated code is \p Reach (reachableFunctions()
+  /// of their functions), and makes that level the current one: what
+  /// follows answers for it, and the shadows it creates are its own.
   void findActive(llvm::Module &M,
-                  const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
+                  const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach,
+                  unsigned Level = 0);
+  /// The nesting level findActive() last decided for.
+  unsigned level() const { return Current; }
 
   /// Whether the call may read or write an active global, directly or
   /// through the calls it makes. Such a call carries derivatives even when
@@ -66,32 +80,44 @@ public:
   llvm::Constant *zeroTwinOf(llvm::Constant *P);
   static bool canHaveZeroTwin(const llvm::GlobalVariable &GV);
   bool isShadowGlobal(const llvm::GlobalVariable *GV) const {
-    return Shadows.count(GV);
+    return ShadowLevel.count(GV);
   }
-  /// The global whose shadow is \p Shadow (a shadow global).
+  /// The global whose shadow, at the current level, is \p Shadow.
   llvm::GlobalVariable *primalOf(const llvm::GlobalVariable *Shadow) const;
-  /// The shadow globals that \p F and every function it references use, in
-  /// the order first found.
+  /// The shadow globals of the current level that \p F and every function
+  /// it references use, in the order first found.
   llvm::SmallSetVector<llvm::GlobalVariable *, 4>
   shadowsUsedFrom(llvm::Function &F) const;
 
 private:
   void findTouching(const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
 
-  llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Active;
-  /// Functions that may access active globals (mayTouchActive).
-  llvm::SmallPtrSet<const llvm::Function *, 8> Touching;
-  /// Whether an address-taken function is among them: then so may be
-  /// every indirect call.
-  bool IndirectMayTouch = false;
+  /// What a nesting level decides and creates: requests of different
+  /// levels keep their derivatives in different shadows.
+  struct LevelState {
+    llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Active;
+    /// Functions that may access active globals (mayTouchActive).
+    llvm::SmallPtrSet<const llvm::Function *, 8> Touching;
+    /// Whether an address-taken function is among them: then so may be
+    /// every indirect call.
+    bool IndirectMayTouch = false;
+    llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *>
+        PrimalToShadow;
+    llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *>
+        ConstantToTwin;
+  };
+  llvm::SmallVector<LevelState, 2> Levels{LevelState()};
+  unsigned Current = 0;
+  LevelState &current() { return Levels[Current]; }
+  const LevelState &current() const { return Levels[Current]; }
+
   llvm::Constant *
   inTwin(llvm::Constant *P,
          llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> &Twins,
          llvm::StringRef Suffix);
 
-  llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> PrimalToShadow;
-  llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> ConstantToTwin;
-  llvm::SmallPtrSet<const llvm::GlobalVariable *, 8> Shadows;
+  /// Every shadow global created, and the level whose requests use it.
+  llvm::DenseMap<const llvm::GlobalVariable *, unsigned> ShadowLevel;
 };
 
 /// The global variable a constant address points into (through constant
