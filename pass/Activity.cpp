@@ -199,7 +199,13 @@ bool allPointersStoredInto(
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *SI = dyn_cast<StoreInst>(U)) {
+        // A pointer stored as an integer counts as the pointer: from -O1
+        // InstCombine stores a std::function's one-reference closure into
+        // its union as `store i64 (ptrtoint p)`. Unseen, the std::function
+        // had no shadow and calls through it were constant (derivative 0).
         const Value *Stored = SI->getValueOperand();
+        if (auto *PI = dyn_cast<PtrToIntInst>(Stored))
+          Stored = PI->getPointerOperand();
         if (SI->getPointerOperand() == V && isPointerLike(Stored->getType()) &&
             !Accept(Stored, /*PassedToCall=*/false))
           return false;
