@@ -612,10 +612,14 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         continue;
       }
       // A call reads memory through the pointers it is given, and may
-      // read active globals.
+      // read active globals. Not through the function pointer it calls
+      // (loaded from a closure with a shadow): Linearize, which asks the
+      // same of the arguments only, would leave the call primal code and
+      // its varied result without a tangent.
       auto *CB = dyn_cast<CallBase>(&I);
+      auto Inputs = CB ? CB->args() : I.operands();
       bool UsesVaried = (CB && Globals.mayTouchActive(*CB)) ||
-                        llvm::any_of(I.operands(), [&](const Use &U) {
+                        llvm::any_of(Inputs, [&](const Use &U) {
                           return Info.Varied.count(U.get()) ||
                                  (CB && Info.Shadowed.count(U.get()));
                         });
