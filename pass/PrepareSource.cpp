@@ -63,10 +63,12 @@ static StringRef nonLocalJumpName(const CallBase &CB) {
   const Function *Callee = CB.getCalledFunction();
   if (CB.hasFnAttr(Attribute::ReturnsTwice))
     return Callee ? Callee->getName() : "a function that returns twice";
-  // glibc's names, and the one _FORTIFY_SOURCE calls instead of longjmp.
+  // glibc's names, the one _FORTIFY_SOURCE calls instead of longjmp, and
+  // the switches to another context (getcontext returns twice, above).
   if (Callee && Callee->isDeclaration() &&
       is_contained({"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-                    "__libc_longjmp", "__libc_siglongjmp"},
+                    "__libc_longjmp", "__libc_siglongjmp", "setcontext",
+                    "swapcontext"},
                    Callee->getName()))
     return Callee->getName();
   return "";
@@ -100,8 +102,8 @@ static bool checkSupported(Function &F, const Function &Orig,
                        "supported; compile the function without them");
       return false;
     }
-    StringRef Jump = isa<CallBase>(I) ? nonLocalJumpName(cast<CallBase>(I))
-                                      : StringRef();
+    StringRef Jump =
+        isa<CallBase>(I) ? nonLocalJumpName(cast<CallBase>(I)) : StringRef();
     if (!Jump.empty()) {
       Diags.errorAt(I, "cannot differentiate a call of '" + Jump +
                            "' (setjmp, longjmp, vfork and their kin: a "

@@ -14,6 +14,7 @@
 #include <ad.h>
 #include <math.h>
 #include <setjmp.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static jmp_buf env;
@@ -84,6 +85,14 @@ double builtin_long(double x) {
   return x * x;
 }
 
+static ucontext_t other;
+double switches(double x) {
+  if (x > 100)
+    // LINE-DAG: setjmp.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a call of 'setcontext' (setjmp
+    setcontext(&other);
+  return x * x;
+}
+
 double use(double x) {
   double r = 0;
   // NOG-DAG: setjmp.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a call of '_setjmp' {{.*}}: not supported; keep setjmp and longjmp outside the differentiated code (in function 'f'; compile with -g to see its line)
@@ -106,6 +115,8 @@ double use(double x) {
   r += __ad_gradient(builtin, x);
   // NOG-DAG: setjmp.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a call of '__builtin_longjmp' {{.*}}: not supported; keep setjmp and longjmp outside the differentiated code (in function 'builtin_long'
   r += __ad_derivative(builtin_long, x, 1.0);
+  // NOG-DAG: setjmp.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a call of 'setcontext' {{.*}} (in function 'switches'
+  r += __ad_gradient(switches, x);
   return r;
 }
 // clang-format on
