@@ -207,7 +207,13 @@ bool allPointersStoredInto(
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (auto *SI = dyn_cast<StoreInst>(U)) {
+        // A pointer stored as an integer counts as the pointer: from -O1
+        // InstCombine stores a std::function's one-reference closure into
+        // its union as `store i64 (ptrtoint p)`. Unseen, the std::function
+        // had no shadow and calls through it were constant (derivative 0).
         const Value *Stored = SI->getValueOperand();
+        if (auto *PI = dyn_cast<PtrToIntInst>(Stored))
+          Stored = PI->getPointerOperand();
         if (SI->getPointerOperand() == V && isPointerLike(Stored->getType()) &&
             !Accept(Stored, /*PassedToCall=*/false))
           return false;
@@ -614,10 +620,14 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
         continue;
       }
       // A call reads memory through the pointers it is given, and may
-      // read active globals.
+      // read active globals. Not through the function pointer it calls
+      // (loaded from a closure with a shadow): Linearize, which asks the
+      // same of the arguments only, would leave the call primal code and
+      // its varied result without a tangent.
       auto *CB = dyn_cast<CallBase>(&I);
+      auto Inputs = CB ? CB->args() : I.operands();
       bool UsesVaried = (CB && Globals.mayTouchActive(*CB)) ||
-                        llvm::any_of(I.operands(), [&](const Use &U) {
+                        llvm::any_of(Inputs, [&](const Use &U) {
                           return Info.Varied.count(U.get()) ||
                                  (CB && Info.Shadowed.count(U.get()));
                         });

@@ -134,10 +134,11 @@ reachableFunctions(llvm::Module &M, llvm::ArrayRef<llvm::Function *> Roots,
 
 /// Whether \p Accept holds for every pointer that may be stored into \p AI's
 /// memory: the value of a store through \p AI (or an address computed from
-/// it by GEPs), and every other pointer argument of a call that is given
-/// such an address (a callee can only store there pointers it is given;
-/// globals have no shadow). \p PassedToCall says which of the two it is.
-/// Stops at the first pointer \p Accept rejects.
+/// it by GEPs), also a pointer stored as an integer (ptrtoint), and every
+/// other pointer argument of a call that is given such an address (a callee
+/// can only store there pointers it is given; globals have no shadow).
+/// \p PassedToCall says which of the two it is. Stops at the first pointer
+/// \p Accept rejects.
 bool allPointersStoredInto(
     const llvm::AllocaInst &AI,
     llvm::function_ref<bool(const llvm::Value *P, bool PassedToCall)> Accept);

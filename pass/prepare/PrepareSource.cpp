@@ -45,6 +45,35 @@ static Type *atomicDataType(const Instruction &I) {
   return nullptr;
 }
 
+/// The name of what \p CB calls if it can make control return into this
+/// function a second time (setjmp, sigsetjmp, vfork: clang marks them
+/// returns_twice) or leave it without returning (longjmp); empty if not.
+/// Either way the derived code's bookkeeping is skipped: a longjmp out of
+/// a callee leaves the callee's tape records for the caller's reverse pass
+/// to pop as its own, and the values kept for the second return from
+/// setjmp are not the derivative's.
+static StringRef nonLocalJumpName(const CallBase &CB) {
+  if (auto *II = dyn_cast<IntrinsicInst>(&CB)) {
+    if (II->getIntrinsicID() == Intrinsic::eh_sjlj_setjmp)
+      return "__builtin_setjmp";
+    if (II->getIntrinsicID() == Intrinsic::eh_sjlj_longjmp)
+      return "__builtin_longjmp";
+    return "";
+  }
+  const Function *Callee = CB.getCalledFunction();
+  if (CB.hasFnAttr(Attribute::ReturnsTwice))
+    return Callee ? Callee->getName() : "a function that returns twice";
+  // glibc's names, the one _FORTIFY_SOURCE calls instead of longjmp, and
+  // the switches to another context (getcontext returns twice, above).
+  if (Callee && Callee->isDeclaration() &&
+      is_contained({"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+                    "__libc_longjmp", "__libc_siglongjmp", "setcontext",
+                    "swapcontext"},
+                   Callee->getName()))
+    return Callee->getName();
+  return "";
+}
+
 /// Reports the first construct of \p F outside what ADPass handles today.
 static bool checkSupported(Function &F, const Function &Orig,
                            Diagnostics &Diags) {
@@ -71,6 +100,16 @@ static bool checkSupported(Function &F, const Function &Orig,
                        "(constrained operations, from -ffp-model=strict, "
                        "-frounding-math or #pragma STDC FENV_ACCESS ON): not "
                        "supported; compile the function without them");
+      return false;
+    }
+    StringRef Jump =
+        isa<CallBase>(I) ? nonLocalJumpName(cast<CallBase>(I)) : StringRef();
+    if (!Jump.empty()) {
+      Diags.errorAt(I, "cannot differentiate a call of '" + Jump +
+                           "' (setjmp, longjmp, vfork and their kin: a "
+                           "non-local jump skips the bookkeeping of the "
+                           "derivative code): not supported; keep setjmp and "
+                           "longjmp outside the differentiated code");
       return false;
     }
     if (Type *T = atomicDataType(I); T && hasFloatLeaf(T)) {
