@@ -38,6 +38,8 @@ def compiles(path):
                 skip = False
             elif a == "-o":
                 skip = True
+            elif a.startswith(("2>", ">")):  # a redirection, not an argument
+                pass
             elif a not in ("-c",) and not a.startswith(("%", "-l")) and not a.endswith(".a"):
                 keep.append(a)
         # Only the test's own source: helper files compile without the pass.
