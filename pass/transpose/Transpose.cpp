@@ -1,11 +1,52 @@
 //===- Transpose.cpp - f.lin -> f.rev -------------------------------------===//
 //
-// Every block of f.lin becomes a block of f.rev. Non-linear values (tape
-// reads, addresses) are rebuilt on demand in each reversed block from what
-// is valid there: the block's own record, the static tape, and the
-// iteration counters of array loops, which f.rev keeps in stack slots and
-// counts down. Cotangents of linear values also live in stack slots;
-// PromoteMemToReg turns all of them into SSA at the end.
+// f.rev(tape, ct) runs f.lin backwards: every linear instruction is replaced
+// by its transpose, in reverse order, across the reversed CFG, and f.rev
+// returns the cotangents of f.lin's tangent arguments. The algorithm:
+//
+// 1. Declare f.rev and give it one block per block of f.lin, in reverse
+//    layout order, after an entry block "seed" that adds ct to the
+//    cotangent of f.lin's returned value and branches to the reversed
+//    block of f.lin's return. (An f.lin that never returns gives an f.rev
+//    that is unreachable.)
+// 2. Find f.lin's array loops (findArrayLoops): f.rev keeps each one's
+//    current iteration, its array of records and its iteration count in
+//    stack slots and counts the iteration down. A loop with neither linear
+//    code nor tape reads is inert: f.rev skips it.
+// 3. Find the linear values that feed an arm of a select
+//    (findSelectZeroed): their cotangent may be the zero the select sends
+//    to the arm it did not choose, which products must keep zero.
+// 4. Transpose each block (transposeBlock), in phases:
+//    a. Note its linear instructions, and which of them are used only by
+//       later instructions of the block: their cotangents stay SSA values.
+//    b. Pop the block's record off the tape (f.lin reads it forwards, f.rev
+//       pops it) and, in a loop's preheader, the loop's array.
+//    c. Where f.lin leaves an array loop, f.rev enters it: at its last
+//       iteration.
+//    d. Read the recorded predecessor index, if the block is a merge block.
+//    e. Transpose the linear instructions, last first: a rule of the table
+//       (TransposeRules.cpp) adds the cotangent of the result to the
+//       cotangents of the linear operands; a call of g.lin becomes a call
+//       of g.rev. Non-linear operands (tape reads, addresses) are rebuilt
+//       in the reversed block from what is valid there (materialize). An
+//       instruction whose cotangent nothing was added to is skipped (a
+//       symbolic zero), unless it is a call that touches memory.
+//    f. Branch back along the reversed edges (emitTerminator). f.lin's
+//       entry returns the arguments' cotangents. A linear PHI turns into an
+//       accumulation of its cotangent into its incoming value, in a block
+//       on each reversed edge. Of several reversed edges, an array loop's
+//       header takes the one to the latch until the first iteration, and
+//       any other merge block switches on the predecessor index that f.fwd
+//       recorded (the position of the predecessor in layout order).
+// 5. Cotangents of linear values used across blocks live in stack slots,
+//    which start at -0.0 (the identity of fadd) and are reset when read
+//    (takeCotangent): a value defined again in a later reverse iteration
+//    starts from zero. PromoteMemToReg turns all slots into SSA at the end.
+// Cotangents of memory live in shadow memory: a linear load transposes to
+// `*shadow += ct`, a linear store to `ct = *shadow; *shadow = 0`. While a
+// block is built, ShadowCotangents keeps each shadow cell's cotangent in an
+// SSA value and writes it back at the end of the block and before each
+// call, which may touch shadow memory itself.
 //
 //===----------------------------------------------------------------------===//
 #include "transpose/Transpose.h"
