@@ -520,6 +520,7 @@ TangentBuilder::TangentBuilder(Instruction *InsertBefore,
 }
 
 void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
+  LLVM_DEBUG(dbgs() << "jvp rule " << R.Name << " for" << I << '\n');
   ++NumTangentInsts;
   Instruction *Next = I.getNextNode();
   IRBuilder<> CoefB(Next);

@@ -65,6 +65,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
@@ -73,6 +74,13 @@
 using namespace llvm;
 
 STATISTIC(NumTransposed, "Number of linear functions transposed");
+STATISTIC(NumRuleTransposes, "Number of linear instructions transposed by a "
+                             "rule of the table");
+STATISTIC(NumCalleeRevCalls, "Number of calls of g.lin turned into g.rev");
+STATISTIC(NumSymbolicZeros, "Number of linear instructions skipped for a "
+                            "cotangent nothing was added to");
+STATISTIC(NumMergeSwitches, "Number of merge blocks reversed into a switch on "
+                            "the recorded predecessor index");
 
 namespace ad {
 
@@ -499,10 +507,12 @@ static bool isSymbolicZero(const Instruction &I, Value *Ct) {
 /// operands, by its rule or, for a call of g.lin, by a call of g.rev.
 bool Transposer::transposeInstruction(IRBuilder<> &B, Instruction &I,
                                       BasicBlock &BB) {
-  TransposeRule Rule = findTransposeRule(I);
+  NamedTransposeRule Rule = findTransposeRule(I);
   if (isa<CallInst>(I))
     Shadow->flush(B); // g.rev and memory intrinsics touch shadow memory
   if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
+    LLVM_DEBUG(dbgs() << "transpose: g.rev for" << I << '\n');
+    ++NumCalleeRevCalls;
     return transposeCall(B, *Call, BB);
   }
   if (!Rule) {
@@ -516,6 +526,8 @@ bool Transposer::transposeInstruction(IRBuilder<> &B, Instruction &I,
     B.clearFastMathFlags();
   Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
   if (isSymbolicZero(I, Ct)) {
+    LLVM_DEBUG(dbgs() << "transpose: zero cotangent, skipped" << I << '\n');
+    ++NumSymbolicZeros;
     return true;
   }
   // Named: TransposeBuilder keeps only function_refs to them.
@@ -525,7 +537,10 @@ bool Transposer::transposeInstruction(IRBuilder<> &B, Instruction &I,
   };
   TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow,
                       SelectZeroed.count(&I));
-  Rule(I, TB);
+  LLVM_DEBUG(dbgs() << "transpose: rule " << Rule.Primitive << " for" << I
+                    << '\n');
+  ++NumRuleTransposes;
+  Rule.Apply(I, TB);
   return true;
 }
 
@@ -625,6 +640,7 @@ void Transposer::emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
 /// entered by (the predecessor's position in layout order).
 void Transposer::emitPredecessorSwitch(IRBuilder<> &B, Value *PredIdx,
                                        ArrayRef<BasicBlock *> Targets) {
+  ++NumMergeSwitches;
   SwitchInst *Sw = B.CreateSwitch(PredIdx, Targets.back(), Targets.size() - 1);
   for (unsigned K = 0; K + 1 < Targets.size(); ++K)
     Sw->addCase(cast<ConstantInt>(ConstantInt::get(PredIdx->getType(), K)),
