@@ -1,9 +1,61 @@
 //===- Linearize.cpp - forward mode: f -> f.jvp ---------------------------===//
 //
-// The JVP keeps f's CFG: f's instructions are cloned as they are, and after
-// each varied one (one that depends on an active argument) the tangent code
-// is inserted. Tangent PHIs sit beside primal PHIs. Values that do not vary
-// have tangent zero and generate no code.
+// f.jvp(x, dx) -> (y, dy) keeps f's CFG: f's instructions stay as they are,
+// and after each one through which derivatives flow the tangent code is
+// inserted. Values that do not vary have tangent zero and generate no code.
+// The algorithm (Linearizer::run):
+//
+// 1. Activity analysis (computeActivity): which values vary (depend on an
+//    active argument or on memory with a shadow), which pointers have a
+//    shadow (may reach memory that can carry derivatives), which integers
+//    hold the bits of a varied value.
+// 2. Declare f.jvp: f's parameters, then a tangent per active parameter and
+//    a shadow per AD_DUP pointer. It returns {y, dy} when f's result is
+//    differentiable, and {p, shadow of p} when the caller keeps a returned
+//    pointer with pointers to memory that carries derivatives.
+// 3. Move f's body (PrepareSource's private copy) into f.jvp. Calls of JVPs
+//    already in f's code are marked as f's own, so that Unzip splits only
+//    the calls this linearization makes.
+// 4. Put a tangent PHI beside each varied PHI and a shadow PHI beside each
+//    shadowed one, before any other code, so that uses across back edges
+//    find them.
+// 5. Visit f's instructions in reverse post-order (linearizeInstruction);
+//    after each, build what its kind needs:
+//    - primitives of the rule table (fadd, fmul, fdiv, libm functions,
+//      llvm.* intrinsics; JvpRules.cpp): dy = sum of partial_k * dx_k, with
+//      the partials as primal (non-linear) code and the products and sums
+//      linear;
+//    - structurally linear instructions (select, extract/insert of elements
+//      and fields, shufflevector, fpext, fptrunc): the same instruction on
+//      the tangents (JAX's deflinear); freeze passes its operand's tangent;
+//    - memory (LinearizeMemory.cpp): a pointer that may reach memory with
+//      derivatives has a shadow, computed by the same address arithmetic
+//      (non-linear): a zeroed alloca beside an alloca, zeroed heap memory
+//      beside an allocation, built on first use for loaded pointers and
+//      address arithmetic. A load of such memory becomes a linear load
+//      through the shadow, a store a linear store of the tangent, memcpy
+//      and memset the same on the shadows, lifetime.start a zeroing of the
+//      shadow; the shadow's live and free markers are linear calls;
+//    - calls of functions whose body is visible: a call of g.jvp, each
+//      argument active (passed with its tangent), AD_DUP (with its shadow)
+//      or constant; its result splits into y and a linear dy, and Unzip
+//      later splits the call into g.fwd and g.lin. AD_CUSTOM_JVP functions
+//      are called the same way with the user's JVP; calls through function
+//      pointers call a dispatcher of the type (IndirectCalls.h); AD_INACTIVE
+//      and known inactive library functions stay primal code with zero
+//      tangents; compiler-rt's complex arithmetic has its own rules
+//      (LinearizeComplex.cpp);
+//    - return: packs (y, dy).
+//    Anything else that derivatives flow through, and anything that would
+//    silently drop a derivative (droppedDerivative), is a compile error at
+//    its source line.
+// 6. Fill in the incoming shadows of the shadow PHIs that are used (the
+//    others are erased) and the incoming tangents of the tangent PHIs.
+//
+// Every instruction linear in the tangents is marked !ad.linear
+// (TangentBuilder marks all it builds, markLinear the others): Unzip and
+// Transpose read only this mark. In forward mode, keepZeroTangentsZero
+// makes each linear quotient keep a zero tangent zero.
 //
 //===----------------------------------------------------------------------===//
 #include "linearize/Linearize.h"
@@ -470,6 +522,7 @@ TangentBuilder::TangentBuilder(Instruction *InsertBefore,
 }
 
 void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
+  LLVM_DEBUG(dbgs() << "jvp rule " << R.Name << " for" << I << '\n');
   ++NumTangentInsts;
   Instruction *Next = I.getNextNode();
   IRBuilder<> CoefB(Next);

@@ -1,11 +1,52 @@
 //===- Transpose.cpp - f.lin -> f.rev -------------------------------------===//
 //
-// Every block of f.lin becomes a block of f.rev. Non-linear values (tape
-// reads, addresses) are rebuilt on demand in each reversed block from what
-// is valid there: the block's own record, the static tape, and the
-// iteration counters of array loops, which f.rev keeps in stack slots and
-// counts down. Cotangents of linear values also live in stack slots;
-// PromoteMemToReg turns all of them into SSA at the end.
+// f.rev(tape, ct) runs f.lin backwards: every linear instruction is replaced
+// by its transpose, in reverse order, across the reversed CFG, and f.rev
+// returns the cotangents of f.lin's tangent arguments. The algorithm:
+//
+// 1. Declare f.rev and give it one block per block of f.lin, in reverse
+//    layout order, after an entry block "seed" that adds ct to the
+//    cotangent of f.lin's returned value and branches to the reversed
+//    block of f.lin's return. (An f.lin that never returns gives an f.rev
+//    that is unreachable.)
+// 2. Find f.lin's array loops (findArrayLoops): f.rev keeps each one's
+//    current iteration, its array of records and its iteration count in
+//    stack slots and counts the iteration down. A loop with neither linear
+//    code nor tape reads is inert: f.rev skips it.
+// 3. Find the linear values that feed an arm of a select
+//    (findSelectZeroed): their cotangent may be the zero the select sends
+//    to the arm it did not choose, which products must keep zero.
+// 4. Transpose each block (transposeBlock), in phases:
+//    a. Note its linear instructions, and which of them are used only by
+//       later instructions of the block: their cotangents stay SSA values.
+//    b. Pop the block's record off the tape (f.lin reads it forwards, f.rev
+//       pops it) and, in a loop's preheader, the loop's array.
+//    c. Where f.lin leaves an array loop, f.rev enters it: at its last
+//       iteration.
+//    d. Read the recorded predecessor index, if the block is a merge block.
+//    e. Transpose the linear instructions, last first: a rule of the table
+//       (TransposeRules.cpp) adds the cotangent of the result to the
+//       cotangents of the linear operands; a call of g.lin becomes a call
+//       of g.rev. Non-linear operands (tape reads, addresses) are rebuilt
+//       in the reversed block from what is valid there (materialize). An
+//       instruction whose cotangent nothing was added to is skipped (a
+//       symbolic zero), unless it is a call that touches memory.
+//    f. Branch back along the reversed edges (emitTerminator). f.lin's
+//       entry returns the arguments' cotangents. A linear PHI turns into an
+//       accumulation of its cotangent into its incoming value, in a block
+//       on each reversed edge. Of several reversed edges, an array loop's
+//       header takes the one to the latch until the first iteration, and
+//       any other merge block switches on the predecessor index that f.fwd
+//       recorded (the position of the predecessor in layout order).
+// 5. Cotangents of linear values used across blocks live in stack slots,
+//    which start at -0.0 (the identity of fadd) and are reset when read
+//    (takeCotangent): a value defined again in a later reverse iteration
+//    starts from zero. PromoteMemToReg turns all slots into SSA at the end.
+// Cotangents of memory live in shadow memory: a linear load transposes to
+// `*shadow += ct`, a linear store to `ct = *shadow; *shadow = 0`. While a
+// block is built, ShadowCotangents keeps each shadow cell's cotangent in an
+// SSA value and writes it back at the end of the block and before each
+// call, which may touch shadow memory itself.
 //
 //===----------------------------------------------------------------------===//
 #include "transpose/Transpose.h"
@@ -24,6 +65,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
@@ -32,6 +74,13 @@
 using namespace llvm;
 
 STATISTIC(NumTransposed, "Number of linear functions transposed");
+STATISTIC(NumRuleTransposes, "Number of linear instructions transposed by a "
+                             "rule of the table");
+STATISTIC(NumCalleeRevCalls, "Number of calls of g.lin turned into g.rev");
+STATISTIC(NumSymbolicZeros, "Number of linear instructions skipped for a "
+                            "cotangent nothing was added to");
+STATISTIC(NumMergeSwitches, "Number of merge blocks reversed into a switch on "
+                            "the recorded predecessor index");
 
 namespace ad {
 
@@ -49,6 +98,18 @@ struct ReversedLoop {
   bool Inert = false;
 };
 
+/// What transposing a block needs to know of it, from one look at each
+/// instruction's marks: metadata lookups go through a context-wide table
+/// and were 8% of a -O0 compile of a long function.
+struct BlockContents {
+  SmallVector<Instruction *, 64> Linear; ///< in order, PHIs excepted
+  /// Non-linear loads: loop entries and the predecessor index are loads
+  /// from the tape.
+  SmallVector<LoadInst *, 16> TapeLoads;
+};
+
+using PhiCotangents = SmallVector<std::pair<PHINode *, Value *>, 4>;
+
 class Transposer {
 public:
   Transposer(Function &Lin, Differentiator &D) : Lin(Lin), D(D) {}
@@ -64,10 +125,27 @@ private:
   bool findArrayLoops();
   void findSelectZeroed();
   bool transposeBlock(BasicBlock &BB);
+  BlockContents scanBlock(BasicBlock &BB);
+  void popRecords(IRBuilder<> &B, BasicBlock &BB);
+  void enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
+                                 ArrayRef<LoadInst *> TapeLoads);
+  Value *readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
+                              ArrayRef<LoadInst *> TapeLoads);
+  bool transposeInstruction(IRBuilder<> &B, Instruction &I, BasicBlock &BB);
   bool transposeCall(IRBuilder<> &B, CallInst &Call, BasicBlock &LinBB);
+  PhiCotangents takePhiCotangents(IRBuilder<> &B, BasicBlock &BB);
   void emitTerminator(IRBuilder<> &B, BasicBlock &BB,
                       ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
                       Value *PredIdx);
+  void emitReturnOfCotangents(IRBuilder<> &B);
+  SmallVector<BasicBlock *, 4>
+  reversedEdgeTargets(BasicBlock &BB, ArrayRef<BasicBlock *> Preds,
+                      ArrayRef<std::pair<PHINode *, Value *>> PhiCts);
+  void emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
+                            ArrayRef<BasicBlock *> Preds,
+                            ArrayRef<BasicBlock *> Targets);
+  void emitPredecessorSwitch(IRBuilder<> &B, Value *PredIdx,
+                             ArrayRef<BasicBlock *> Targets);
 
   Function &Lin;
   Differentiator &D;
@@ -333,20 +411,33 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   Local.clear();
   BlockLocal.clear();
   BlockLocalCt.clear();
-  // One look at each instruction's marks: metadata lookups go through a
-  // context-wide table and were 8% of a -O0 compile of a long function.
-  // Loop entries and the predecessor index are loads from the tape.
-  SmallVector<Instruction *, 64> LinearInBlock; // PHIs excepted
-  SmallVector<LoadInst *, 16> TapeLoads;
+  BlockContents Contents = scanBlock(BB);
+  popRecords(B, BB);
+  enterLoopsAtLastIteration(B, BB, Contents.TapeLoads);
+  Value *PredIdx = readPredecessorIndex(B, BB, Contents.TapeLoads);
+  // Linear instructions, last first.
+  for (Instruction *I : reverse(Contents.Linear))
+    if (!transposeInstruction(B, *I, BB))
+      return false;
+  B.clearFastMathFlags();
+  Shadow->flush(B);
+  emitTerminator(B, BB, takePhiCotangents(B, BB), PredIdx);
+  return !Failed;
+}
+
+/// \p BB's linear instructions and tape loads; notes in BlockLocal the
+/// linear values whose every use is a later instruction of \p BB.
+BlockContents Transposer::scanBlock(BasicBlock &BB) {
+  BlockContents Contents;
   for (Instruction &I : BB) {
     if (isa<PHINode>(I))
       continue;
     if (!isLinear(&I)) {
       if (auto *Load = dyn_cast<LoadInst>(&I))
-        TapeLoads.push_back(Load);
+        Contents.TapeLoads.push_back(Load);
       continue;
     }
-    LinearInBlock.push_back(&I);
+    Contents.Linear.push_back(&I);
     if (&I != ReturnedValue && !I.getType()->isVoidTy() &&
         llvm::all_of(I.users(), [&](User *U) {
           auto *UI = cast<Instruction>(U);
@@ -354,8 +445,12 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
         }))
       BlockLocal.insert(&I);
   }
-  // The record this block pushed comes off the tape first; then, for a
-  // preheader, the array of the loop it entered (pushed just before).
+  return Contents;
+}
+
+/// The record \p BB pushed comes off the tape first; then, for a
+/// preheader, the array of the loop it entered (pushed just before).
+void Transposer::popRecords(IRBuilder<> &B, BasicBlock &BB) {
   for (Instruction &I : BB)
     if (isTapeCall(&I, TapeOp::Read))
       materialize(B, &I, BB);
@@ -365,8 +460,12 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
       emitTapeArrayPop(B, RL.RecordSize,
                        B.CreateLoad(RL.Count->getAllocatedType(), RL.Count));
   }
-  // Leaving an array loop forwards is entering it backwards: at its last
-  // iteration.
+}
+
+/// Leaving an array loop forwards is entering it backwards: at its last
+/// iteration.
+void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
+                                           ArrayRef<LoadInst *> TapeLoads) {
   for (LoadInst *I : TapeLoads)
     if (auto LE = loopEntryInfo(*I); LE && LE->IsExit) {
       ReversedLoop &RL = Loops[LE->Id];
@@ -379,58 +478,80 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
                       RL.Iteration);
       }
     }
+}
+
+/// Which predecessor a merge block was entered from, as f.fwd recorded it;
+/// null in other blocks.
+Value *Transposer::readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
+                                        ArrayRef<LoadInst *> TapeLoads) {
   Value *PredIdx = nullptr;
   for (LoadInst *I : TapeLoads)
     if (I->getMetadata(PredIndexMD))
       PredIdx = materialize(B, I, BB);
+  return PredIdx;
+}
 
-  auto RevValue = [&](Value *V) { return materialize(B, V, BB); };
-  // Linear instructions, last first.
-  for (Instruction *LinearI : reverse(LinearInBlock)) {
-    Instruction &I = *LinearI;
-    TransposeRule Rule = findTransposeRule(I);
-    if (isa<CallInst>(I))
-      Shadow->flush(B); // g.rev and memory intrinsics touch shadow memory
-    if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
-      if (!transposeCall(B, *Call, BB))
-        return false;
-      continue;
-    }
-    if (!Rule) {
-      D.diags().internalError(nullptr, Twine("no transpose rule for '") +
-                                           I.getOpcodeName() + "'");
-      return false;
-    }
-    if (auto *FPOp = dyn_cast<FPMathOperator>(&I))
-      B.setFastMathFlags(FPOp->getFastMathFlags());
-    else
-      B.clearFastMathFlags();
-    Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
-    // A cotangent nothing was added to (a value overwritten before it was
-    // read) is a symbolic zero, as in JAX: arithmetic on it contributes
-    // nothing to its operands, and IEEE rules keep -0.0 * r from folding.
-    // Calls run regardless: g.rev moves memory cotangents and pops tapes.
-    if (auto *Zero = dyn_cast_or_null<Constant>(Ct);
-        Zero && Zero->isZeroValue() &&
-        (!isa<CallBase>(I) ||
-         (isa<IntrinsicInst>(I) && !I.mayReadOrWriteMemory())))
-      continue;
-    // Named: TransposeBuilder keeps only a function_ref to it.
-    auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
-      accumulate(B, Op, C, Negate);
-    };
-    TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow,
-                        SelectZeroed.count(&I));
-    Rule(I, TB);
+/// Whether a cotangent \p Ct of \p I can be skipped: nothing was added to
+/// it (a value overwritten before it was read), so it is a symbolic zero,
+/// as in JAX: arithmetic on it contributes nothing to its operands, and
+/// IEEE rules keep -0.0 * r from folding. Calls run regardless: g.rev moves
+/// memory cotangents and pops tapes.
+static bool isSymbolicZero(const Instruction &I, Value *Ct) {
+  auto *Zero = dyn_cast_or_null<Constant>(Ct);
+  return Zero && Zero->isZeroValue() &&
+         (!isa<CallBase>(I) ||
+          (isa<IntrinsicInst>(I) && !I.mayReadOrWriteMemory()));
+}
+
+/// Adds the cotangent of linear \p I to the cotangents of its linear
+/// operands, by its rule or, for a call of g.lin, by a call of g.rev.
+bool Transposer::transposeInstruction(IRBuilder<> &B, Instruction &I,
+                                      BasicBlock &BB) {
+  NamedTransposeRule Rule = findTransposeRule(I);
+  if (isa<CallInst>(I))
+    Shadow->flush(B); // g.rev and memory intrinsics touch shadow memory
+  if (auto *Call = dyn_cast<CallInst>(&I); Call && !Rule) {
+    LLVM_DEBUG(dbgs() << "transpose: g.rev for" << I << '\n');
+    ++NumCalleeRevCalls;
+    return transposeCall(B, *Call, BB);
   }
-  B.clearFastMathFlags();
-  Shadow->flush(B);
-  SmallVector<std::pair<PHINode *, Value *>, 4> PhiCts;
+  if (!Rule) {
+    D.diags().internalError(nullptr, Twine("no transpose rule for '") +
+                                         I.getOpcodeName() + "'");
+    return false;
+  }
+  if (auto *FPOp = dyn_cast<FPMathOperator>(&I))
+    B.setFastMathFlags(FPOp->getFastMathFlags());
+  else
+    B.clearFastMathFlags();
+  Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
+  if (isSymbolicZero(I, Ct)) {
+    LLVM_DEBUG(dbgs() << "transpose: zero cotangent, skipped" << I << '\n');
+    ++NumSymbolicZeros;
+    return true;
+  }
+  // Named: TransposeBuilder keeps only function_refs to them.
+  auto RevValue = [&](Value *V) { return materialize(B, V, BB); };
+  auto Accumulate = [&](Value *Op, Value *C, bool Negate) {
+    accumulate(B, Op, C, Negate);
+  };
+  TransposeBuilder TB(B, I, Ct, RevValue, Accumulate, *Shadow,
+                      SelectZeroed.count(&I));
+  LLVM_DEBUG(dbgs() << "transpose: rule " << Rule.Primitive << " for" << I
+                    << '\n');
+  ++NumRuleTransposes;
+  Rule.Apply(I, TB);
+  return true;
+}
+
+/// The cotangents of \p BB's linear PHIs, which its reversed edges send to
+/// the incoming values.
+PhiCotangents Transposer::takePhiCotangents(IRBuilder<> &B, BasicBlock &BB) {
+  PhiCotangents PhiCts;
   for (PHINode &Phi : BB.phis())
     if (isLinear(&Phi))
       PhiCts.push_back({&Phi, takeCotangent(B, &Phi)});
-  emitTerminator(B, BB, PhiCts, PredIdx);
-  return !Failed;
+  return PhiCts;
 }
 
 /// The reversed edges of \p BB: to the block it was entered from.
@@ -438,59 +559,15 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
                                 ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
                                 Value *PredIdx) {
   SmallVector<BasicBlock *, 4> Preds = predecessorsInLayoutOrder(BB);
-  if (Preds.empty()) {
-    // f.lin's entry: f.rev returns the cotangents of f.lin's arguments.
-    // + 0.0 turns the -0.0 of an input that received nothing into 0.0.
-    SmallVector<Value *, 4> Outs;
-    for (unsigned K = 1; K < Lin.arg_size(); ++K)
-      Outs.push_back(addCotangents(
-          B, takeCotangent(B, Lin.getArg(K)),
-          Constant::getNullValue(Lin.getArg(K)->getType()), false));
-    if (Outs.empty())
-      B.CreateRetVoid();
-    else if (Outs.size() == 1)
-      B.CreateRet(Outs[0]);
-    else
-      B.CreateAggregateRet(Outs.data(), Outs.size());
-    return;
-  }
-  SmallVector<BasicBlock *, 4> Targets;
-  for (BasicBlock *P : Preds) {
-    if (PhiCts.empty()) {
-      Targets.push_back(RevBlock[P]);
-      continue;
-    }
-    // Linear PHIs transpose into accumulations on the edge they came by.
-    BasicBlock *Edge = BasicBlock::Create(
-        Lin.getContext(), BB.getName() + ".from." + P->getName(), Rev);
-    IRBuilder<> EB(Edge);
-    for (auto [Phi, Ct] : PhiCts)
-      accumulate(EB, Phi->getIncomingValueForBlock(P), Ct, false);
-    EB.CreateBr(RevBlock[P]);
-    Targets.push_back(Edge);
-  }
+  if (Preds.empty())
+    return emitReturnOfCotangents(B);
+  SmallVector<BasicBlock *, 4> Targets = reversedEdgeTargets(BB, Preds, PhiCts);
   if (Targets.size() == 1) {
     B.CreateBr(Targets[0]);
     return;
   }
-  if (auto It = LoopOfHeader.find(&BB); It != LoopOfHeader.end()) {
-    // An array loop's header: back to the latch until the first iteration.
-    ReversedLoop &RL = Loops[It->second];
-    BasicBlock *ToPreheader =
-        Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
-    if (RL.Inert) {
-      B.CreateBr(ToPreheader); // nothing to transpose in there
-      return;
-    }
-    Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
-    B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)),
-                  RL.Iteration);
-    Value *First =
-        B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
-    BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
-    B.CreateCondBr(First, ToPreheader, ToLatch);
-    return;
-  }
+  if (auto It = LoopOfHeader.find(&BB); It != LoopOfHeader.end())
+    return emitLoopHeaderBranch(B, Loops[It->second], Preds, Targets);
   if (!PredIdx) {
     D.diags().internalError(nullptr, "merge block without a predecessor "
                                      "index in '" +
@@ -499,6 +576,71 @@ void Transposer::emitTerminator(IRBuilder<> &B, BasicBlock &BB,
     B.CreateUnreachable();
     return;
   }
+  emitPredecessorSwitch(B, PredIdx, Targets);
+}
+
+/// f.lin's entry: f.rev returns the cotangents of f.lin's arguments.
+/// + 0.0 turns the -0.0 of an input that received nothing into 0.0.
+void Transposer::emitReturnOfCotangents(IRBuilder<> &B) {
+  SmallVector<Value *, 4> Outs;
+  for (unsigned K = 1; K < Lin.arg_size(); ++K)
+    Outs.push_back(
+        addCotangents(B, takeCotangent(B, Lin.getArg(K)),
+                      Constant::getNullValue(Lin.getArg(K)->getType()), false));
+  if (Outs.empty())
+    B.CreateRetVoid();
+  else if (Outs.size() == 1)
+    B.CreateRet(Outs[0]);
+  else
+    B.CreateAggregateRet(Outs.data(), Outs.size());
+}
+
+/// Where each reversed edge of \p BB goes, in the order of \p Preds: the
+/// predecessor's reversed block, or, with linear PHIs, a block on the edge
+/// that accumulates their cotangents into what they took by that edge.
+SmallVector<BasicBlock *, 4> Transposer::reversedEdgeTargets(
+    BasicBlock &BB, ArrayRef<BasicBlock *> Preds,
+    ArrayRef<std::pair<PHINode *, Value *>> PhiCts) {
+  SmallVector<BasicBlock *, 4> Targets;
+  for (BasicBlock *P : Preds) {
+    if (PhiCts.empty()) {
+      Targets.push_back(RevBlock[P]);
+      continue;
+    }
+    BasicBlock *Edge = BasicBlock::Create(
+        Lin.getContext(), BB.getName() + ".from." + P->getName(), Rev);
+    IRBuilder<> EB(Edge);
+    for (auto [Phi, Ct] : PhiCts)
+      accumulate(EB, Phi->getIncomingValueForBlock(P), Ct, false);
+    EB.CreateBr(RevBlock[P]);
+    Targets.push_back(Edge);
+  }
+  return Targets;
+}
+
+/// An array loop's header: back to the latch until the first iteration.
+void Transposer::emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
+                                      ArrayRef<BasicBlock *> Preds,
+                                      ArrayRef<BasicBlock *> Targets) {
+  BasicBlock *ToPreheader =
+      Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
+  if (RL.Inert) {
+    B.CreateBr(ToPreheader); // nothing to transpose in there
+    return;
+  }
+  Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
+  B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)),
+                RL.Iteration);
+  Value *First = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
+  BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
+  B.CreateCondBr(First, ToPreheader, ToLatch);
+}
+
+/// Any other merge block: back along the edge f.fwd recorded it was
+/// entered by (the predecessor's position in layout order).
+void Transposer::emitPredecessorSwitch(IRBuilder<> &B, Value *PredIdx,
+                                       ArrayRef<BasicBlock *> Targets) {
+  ++NumMergeSwitches;
   SwitchInst *Sw = B.CreateSwitch(PredIdx, Targets.back(), Targets.size() - 1);
   for (unsigned K = 0; K + 1 < Targets.size(); ++K)
     Sw->addCase(cast<ConstantInt>(ConstantInt::get(PredIdx->getType(), K)),

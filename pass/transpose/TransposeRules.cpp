@@ -91,31 +91,32 @@ static const struct {
 
 // Linear calls other than g.lin (which the transposer turns into g.rev).
 static const struct {
+  const char *Primitive;
   bool (*Matches)(const Instruction &);
   TransposeRule Rule;
 } CallRules[] = {
-// shadow memory operation       its transpose
-{[](const Instruction &I) { return isa<MemSetInst>(I); },       // the memory's cotangent is dropped: zero it
-                                 [](Instruction &I, T &t) { auto &MS = cast<MemSetInst>(I);
-                                                            t.b().CreateMemSet(t.op(0), t.b().getInt8(0), t.op(2), MS.getDestAlign()); }},
-{[](const Instruction &I) { return isa<MemTransferInst>(I); },  // ct(src) += ct(dst); ct(dst) = 0
-                                 [](Instruction &I, T &t) { emitCopyTranspose(t.b(), cast<MemTransferInst>(I), t.op(0), t.op(1), t.op(2)); }},
-{isShadowLive,                   [](Instruction &, T &t) { emitShadowRelease(t.b(), t.op(0)); }},  // f.rev is done with it: freed if f freed it
-{isShadowFree,                   [](Instruction &, T &t) { emitShadowFreed(t.b(), t.op(0)); }},  // still needed earlier in f.rev
+// shadow memory operation                   its transpose
+{"memset",      [](const Instruction &I) { return isa<MemSetInst>(I); },       // the memory's cotangent is dropped: zero it
+                                             [](Instruction &I, T &t) { auto &MS = cast<MemSetInst>(I);
+                                                                        t.b().CreateMemSet(t.op(0), t.b().getInt8(0), t.op(2), MS.getDestAlign()); }},
+{"memtransfer", [](const Instruction &I) { return isa<MemTransferInst>(I); },  // ct(src) += ct(dst); ct(dst) = 0
+                                             [](Instruction &I, T &t) { emitCopyTranspose(t.b(), cast<MemTransferInst>(I), t.op(0), t.op(1), t.op(2)); }},
+{"shadow.live", isShadowLive,                [](Instruction &, T &t) { emitShadowRelease(t.b(), t.op(0)); }},  // f.rev is done with it: freed if f freed it
+{"shadow.free", isShadowFree,                [](Instruction &, T &t) { emitShadowFreed(t.b(), t.op(0)); }},  // still needed earlier in f.rev
 };
 // clang-format on
 
-TransposeRule findTransposeRule(const Instruction &I) {
+NamedTransposeRule findTransposeRule(const Instruction &I) {
   if (isa<CallInst>(I)) {
     for (const auto &R : CallRules)
       if (R.Matches(I))
-        return R.Rule;
-    return nullptr;
+        return {R.Rule, R.Primitive};
+    return {};
   }
   for (const auto &R : Rules)
     if (R.Opcode == I.getOpcode())
-      return R.Rule;
-  return nullptr;
+      return {R.Rule, Instruction::getOpcodeName(R.Opcode)};
+  return {};
 }
 
 } // namespace ad

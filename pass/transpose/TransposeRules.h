@@ -82,8 +82,16 @@ private:
 
 using TransposeRule = void (*)(llvm::Instruction &I, TransposeBuilder &T);
 
-/// The transpose rule of the linear instruction \p I, or null.
-TransposeRule findTransposeRule(const llvm::Instruction &I);
+/// A rule of the table, with the name of the primitive it transposes (for
+/// -debug-only=ad-transpose).
+struct NamedTransposeRule {
+  TransposeRule Apply = nullptr;
+  const char *Primitive = nullptr;
+  explicit operator bool() const { return Apply != nullptr; }
+};
+
+/// The transpose rule of the linear instruction \p I, or none.
+NamedTransposeRule findTransposeRule(const llvm::Instruction &I);
 
 } // namespace ad
 
