@@ -223,11 +223,10 @@ GlobalVariable *GlobalShadows::primalOf(const GlobalVariable *Shadow) const {
   return nullptr;
 }
 
-SmallSetVector<GlobalVariable *, 4>
-GlobalShadows::shadowsUsedFrom(Function &F) const {
+/// The global variables that \p F and every function it references (that
+/// is defined here) use by name, in the order first found.
+static SmallSetVector<GlobalVariable *, 4> globalsUsedFrom(Function &F) {
   SmallSetVector<GlobalVariable *, 4> Used;
-  if (Shadows.empty())
-    return Used;
   SmallPtrSet<Function *, 16> Seen{&F};
   SmallVector<Function *, 16> Work{&F};
   while (!Work.empty()) {
@@ -238,11 +237,37 @@ GlobalShadows::shadowsUsedFrom(Function &F) const {
           if (!Callee->isDeclaration() && Seen.insert(Callee).second)
             Work.push_back(Callee);
         } else if (isa<Constant>(Op)) {
-          if (auto *GV = const_cast<GlobalVariable *>(globalBaseOf(Op));
-              GV && isShadowGlobal(GV))
+          if (auto *GV = const_cast<GlobalVariable *>(globalBaseOf(Op)))
             Used.insert(GV);
         }
       }
+  }
+  return Used;
+}
+
+SmallSetVector<GlobalVariable *, 4>
+GlobalShadows::shadowsUsedFrom(Function &F) const {
+  SmallSetVector<GlobalVariable *, 4> Used;
+  if (Shadows.empty())
+    return Used;
+  for (GlobalVariable *GV : globalsUsedFrom(F))
+    if (isShadowGlobal(GV))
+      Used.insert(GV);
+  return Used;
+}
+
+SmallSetVector<GlobalVariable *, 4>
+GlobalShadows::dataUsedByNameFrom(Function &F) const {
+  SmallSetVector<GlobalVariable *, 4> Used;
+  for (GlobalVariable *GV : globalsUsedFrom(F)) {
+    if (isShadowGlobal(GV)) {
+      if (GlobalVariable *Primal = primalOf(GV))
+        Used.insert(Primal);
+    } else if (!GV->isConstant() && !GV->getName().starts_with("llvm.") &&
+               GV->getValueType()->isSized() &&
+               containsFloatingPoint(GV->getValueType())) {
+      Used.insert(GV);
+    }
   }
   return Used;
 }

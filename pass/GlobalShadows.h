@@ -74,6 +74,13 @@ public:
   /// the order first found.
   llvm::SmallSetVector<llvm::GlobalVariable *, 4>
   shadowsUsedFrom(llvm::Function &F) const;
+  /// The mutable globals with floating-point data that \p F and every
+  /// function it references use by name, in the order first found: those
+  /// with a shadow (through it, or as themselves) and those the derived
+  /// code reads as constants. Memory that a request also passes in with a
+  /// shadow of its own would have two different derivatives.
+  llvm::SmallSetVector<llvm::GlobalVariable *, 4>
+  dataUsedByNameFrom(llvm::Function &F) const;
 
 private:
   void findTouching(const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);

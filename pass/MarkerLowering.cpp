@@ -670,17 +670,23 @@ static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
   return Offsets;
 }
 
-/// A pointer argument with a shadow that points into a global whose
-/// shadow the derived code keeps itself (x == G in f(x) that also writes
-/// G by name) would give that memory two shadows: a wrong derivative. It
-/// cannot be ruled out here, so the request checks at run time, before
-/// the derived code runs, for each of its global \p Shadows, and aborts
-/// with a message. So are the pointers f reads on entry from the memory
-/// such an argument points to (Box b = {G}; f(&b)).
+/// A pointer argument with a shadow that points into a global the derived
+/// code uses by name would give that memory two derivatives: a wrong one.
+/// A global whose shadow the derived code keeps itself (x == G in f(x)
+/// that also writes G by name) has two shadows; one it only reads by name
+/// (a regulariser reading theta[i] in loss(theta)) is read as constant
+/// data, without the argument's derivative. It cannot be ruled out here, so
+/// the request checks at run time, before the derived code runs, for each
+/// of the \p Globals the \p Derived functions use by name, and aborts with
+/// a message. So are the pointers f reads on entry from the memory such an
+/// argument points to (Box b = {G}; f(&b)).
 static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
-                                         ArrayRef<GlobalVariable *> Shadows,
+                                         ArrayRef<Function *> Derived,
                                          Differentiator &D) {
-  if (Shadows.empty())
+  SmallSetVector<GlobalVariable *, 4> Globals;
+  for (Function *F : Derived)
+    Globals.set_union(D.globals().dataUsedByNameFrom(*F));
+  if (Globals.empty())
     return;
   Module &M = D.module();
   LLVMContext &Ctx = M.getContext();
@@ -699,10 +705,9 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
           Ptr, B.CreateConstGEP1_64(B.getInt8Ty(), R.Args[K], Offset),
           "ad.field"));
   }
-  for (GlobalVariable *S : Shadows) {
-    GlobalVariable *G = D.globals().primalOf(S);
-    if (!G || Checked.empty())
-      continue;
+  if (Checked.empty())
+    return;
+  for (GlobalVariable *G : Globals) {
     Constant *Name = B.CreateGlobalString(G->getName(), "ad.global.name");
     for (Value *P : Checked)
       B.CreateCall(Check,
@@ -758,7 +763,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
 
   SmallSetVector<GlobalVariable *, 4> Shadows =
       globalShadowsUsedBy({U.Fwd, Rev}, D);
-  checkArgumentsOutsideGlobals(B, R, Shadows.getArrayRef(), D);
+  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
@@ -864,7 +869,7 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
   SmallSetVector<GlobalVariable *, 4> Shadows = globalShadowsUsedBy({Jvp}, D);
-  checkArgumentsOutsideGlobals(B, R, Shadows.getArrayRef(), D);
+  checkArgumentsOutsideGlobals(B, R, {Jvp}, D);
   zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
