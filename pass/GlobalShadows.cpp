@@ -74,8 +74,15 @@ static bool isWrittenIn(const GlobalVariable &GV,
   return false;
 }
 
-void GlobalShadows::findActive(Module &M,
-                               const SmallPtrSetImpl<const Function *> &Reach) {
+void GlobalShadows::findActive(
+    Module &M, const SmallPtrSetImpl<const Function *> &Reach,
+    const DenseMap<GlobalVariable *, GlobalVariable *> &Declared) {
+  // A declared shadow is the user's memory, like an argument's shadow:
+  // never one of the twins the requests zero.
+  for (auto [G, DG] : Declared) {
+    Active.insert(G);
+    PrimalToShadow[G] = DG;
+  }
   for (GlobalVariable &GV : M.globals())
     if (canBeActive(GV) && isWrittenIn(GV, Reach))
       Active.insert(&GV);

@@ -23,6 +23,11 @@
 // contents). Within the derived code a shadow global is shadow memory like
 // any other (DESIGN.md §3).
 //
+// A global declared with AD_SHADOW(g, dg) (ad.h), typically one that holds
+// pointers (G = x before the request, a context struct with a workspace),
+// is active with dg as its shadow: the user's memory, set up by the caller
+// like an argument's shadow, so requests do not zero it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_GLOBALSHADOWS_H
 #define ADPASS_GLOBALSHADOWS_H
@@ -41,9 +46,12 @@ class GlobalShadows {
 public:
   /// Decides which globals of \p M are active, for requests whose
   /// differentiated code is \p Reach (reachableFunctions() of their
-  /// functions).
+  /// functions). The \p Declared globals (AD_SHADOW) are active, with the
+  /// shadow given.
   void findActive(llvm::Module &M,
-                  const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
+                  const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach,
+                  const llvm::DenseMap<llvm::GlobalVariable *,
+                                       llvm::GlobalVariable *> &Declared);
 
   /// Whether the call may read or write an active global, directly or
   /// through the calls it makes. Such a call carries derivatives even when

@@ -343,7 +343,7 @@ findActiveGlobals(Module &M, ArrayRef<CallBase *> Markers, Differentiator &D) {
       Roots.push_back(F);
   SmallPtrSet<const Function *, 32> Reach =
       reachableFunctions(M, Roots, D.rules());
-  D.globals().findActive(M, Reach);
+  D.globals().findActive(M, Reach, D.rules().declaredShadows());
   return Reach;
 }
 
