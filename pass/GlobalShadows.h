@@ -26,7 +26,12 @@
 // A global declared with AD_SHADOW(g, dg) (ad.h), typically one that holds
 // pointers (G = x before the request, a context struct with a workspace),
 // is active with dg as its shadow: the user's memory, set up by the caller
-// like an argument's shadow, so requests do not zero it.
+// like an argument's shadow, so requests do not zero it. Memory reached
+// through a pointer kept in any other mutable global (unless it can only
+// hold addresses of constant data) may be the input itself: the derived
+// code reports reading or writing floating-point data there
+// (pointerGlobalAccessedBy), and functions that do are differentiated so
+// that they are checked too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_GLOBALSHADOWS_H
@@ -52,6 +57,19 @@ public:
                   const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach,
                   const llvm::DenseMap<llvm::GlobalVariable *,
                                        llvm::GlobalVariable *> &Declared);
+
+  /// The global without a shadow that holds a pointer \p P is reached
+  /// through (P = G[i], ctx.work + i, rows[i][j] with rows global), or
+  /// null. Memory reached so has derivatives the derived code cannot find
+  /// when G points into memory that has them: reading or writing
+  /// floating-point data there is an error (ad.h: AD_SHADOW). Not a global
+  /// that can only hold addresses of constant data.
+  const llvm::GlobalVariable *
+  unshadowedPointerGlobalBehind(const llvm::Value *P) const;
+  /// The global without a shadow through whose pointer \p I reads or
+  /// writes floating-point data, or passes such a pointer to a call.
+  const llvm::GlobalVariable *
+  pointerGlobalAccessedBy(const llvm::Instruction &I) const;
 
   /// Whether the call may read or write an active global, directly or
   /// through the calls it makes. Such a call carries derivatives even when
@@ -99,6 +117,9 @@ private:
   /// Whether an address-taken function is among them: then so may be
   /// every indirect call.
   bool IndirectMayTouch = false;
+  /// The globals without a shadow that hold pointers the requests' code
+  /// loads, which may lead to memory with derivatives.
+  llvm::SmallPtrSet<const llvm::GlobalVariable *, 4> PointerGlobals;
   llvm::Constant *
   inTwin(llvm::Constant *P,
          llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> &Twins,
