@@ -76,19 +76,19 @@ static bool isWrittenIn(const GlobalVariable &GV,
   return false;
 }
 
-/// Whether a function in \p Reach loads from \p GV.
-static bool isLoadedIn(const GlobalVariable &GV,
-                       const SmallPtrSetImpl<const Function *> &Reach) {
+/// Whether a function in \p Reach uses \p GV: loads from it, or passes
+/// its address on (to std::vector<double>::operator[] at -O0).
+static bool isUsedIn(const GlobalVariable &GV,
+                     const SmallPtrSetImpl<const Function *> &Reach) {
   SmallVector<const Value *, 8> Work{&GV};
   SmallPtrSet<const Value *, 8> Seen{&GV};
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
-      if (auto *LI = dyn_cast<LoadInst>(U)) {
-        if (Reach.count(LI->getFunction()))
+      if (auto *I = dyn_cast<Instruction>(U)) {
+        if (Reach.count(I->getFunction()))
           return true;
-      } else if ((isa<GEPOperator>(U) || isa<BitCastOperator>(U)) &&
-                 Seen.insert(U).second) {
+      } else if (isa<ConstantExpr>(U) && Seen.insert(U).second) {
         Work.push_back(U);
       }
     }
@@ -169,7 +169,7 @@ void GlobalShadows::findActive(
   }
   // Only then: a global that holds pointers has no shadow unless declared.
   for (GlobalVariable &GV : M.globals())
-    if (isUnshadowedPointerGlobal(GV, Active) && isLoadedIn(GV, Reach))
+    if (isUnshadowedPointerGlobal(GV, Active) && isUsedIn(GV, Reach))
       PointerGlobals.insert(&GV);
   findTouching(Reach);
 }
@@ -184,8 +184,10 @@ static const AllocaInst *spillSlotOf(const LoadInst &LI) {
 /// A value that \p P, an address, is computed from and that \p IsSource
 /// accepts, or null. The walk goes through address arithmetic and choices
 /// (underlying objects), through pointers loaded from memory to the
-/// address of that memory (\p ThroughLoad from then on) and through the
-/// spill slots of pointer variables to what was stored there.
+/// address of that memory (\p ThroughLoad from then on), through pointers
+/// calls return to the pointers they were given (which they may have
+/// loaded from), and through the spill slots of pointer variables to what
+/// was stored there.
 static const Value *
 sourceOfAddress(const Value *P, bool ThroughLoad,
                 function_ref<bool(const Value *, bool)> IsSource,
@@ -197,6 +199,16 @@ sourceOfAddress(const Value *P, bool ThroughLoad,
   for (const Value *Obj : Objects) {
     if (IsSource(Obj, ThroughLoad))
       return Obj;
+    // A pointer a call returns may have been loaded from memory it was
+    // given (std::vector<double>::operator[] of a global vector at -O0).
+    if (auto *CB = dyn_cast<CallBase>(Obj)) {
+      for (const Use &U : CB->args())
+        if (U->getType()->isPointerTy())
+          if (const Value *S = sourceOfAddress(U.get(), /*ThroughLoad=*/true,
+                                               IsSource, Visited))
+            return S;
+      continue;
+    }
     auto *LI = dyn_cast<LoadInst>(Obj);
     if (!LI)
       continue;

@@ -117,8 +117,9 @@ private:
   /// Whether an address-taken function is among them: then so may be
   /// every indirect call.
   bool IndirectMayTouch = false;
-  /// The globals without a shadow that hold pointers the requests' code
-  /// loads, which may lead to memory with derivatives.
+  /// The globals without a shadow that hold pointers and that the
+  /// requests' code uses: those pointers may lead to memory with
+  /// derivatives.
   llvm::SmallPtrSet<const llvm::GlobalVariable *, 4> PointerGlobals;
   llvm::Constant *
   inTwin(llvm::Constant *P,

@@ -691,9 +691,6 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
   Module &M = D.module();
   LLVMContext &Ctx = M.getContext();
   Type *Ptr = PointerType::getUnqual(Ctx);
-  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
-  FunctionCallee Check = M.getOrInsertFunction(
-      "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
   // What is checked: each AD_DUP pointer, and the pointers read from it.
   SmallVector<Value *, 8> Checked;
   for (unsigned K = 0; K < R.Args.size(); ++K) {
@@ -707,14 +704,17 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
   }
   if (Checked.empty())
     return;
+  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
+  FunctionCallee Check = M.getOrInsertFunction(
+      "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
   for (GlobalVariable *G : Globals) {
     Constant *Name = B.CreateGlobalString(G->getName(), "ad.global.name");
+    // An array whose size this file does not know (extern double t[]):
+    // at least its start.
+    uint64_t Bytes = std::max<uint64_t>(
+        M.getDataLayout().getTypeAllocSize(G->getValueType()), 1);
     for (Value *P : Checked)
-      B.CreateCall(Check,
-                   {P, G,
-                    ConstantInt::get(SizeTy, M.getDataLayout().getTypeAllocSize(
-                                                 G->getValueType())),
-                    Name});
+      B.CreateCall(Check, {P, G, ConstantInt::get(SizeTy, Bytes), Name});
   }
 }
 
