@@ -116,6 +116,44 @@ void __ad_derivative_void(void *fn, ...) AD_MARKER;
                                                            __COUNTER__) =      \
       (const void *)(f);
 
+/* The shadow of a global variable that holds pointers.
+ *
+ *   struct Ctx { double *work; double scale; } ctx, dctx;
+ *   AD_SHADOW(ctx, dctx)
+ *
+ * makes dctx the shadow of ctx in every derivative of this file, the way
+ * dx is the shadow of a pointer argument x: the derivatives of memory
+ * reached through a pointer in ctx are where the same pointer in dctx
+ * leads, and the floating-point fields of dctx hold those of ctx's fields.
+ * The caller sets dctx up before each request: dctx.work is the argument's
+ * shadow where ctx.work points into an argument, else shadow memory of
+ * the same size, zeroed (the derivative code does not clear it; it follows
+ * the rules of an argument's shadow memory: tangents in forward mode,
+ * cotangents added in reverse mode, and for memory the function writes the
+ * cotangent of its final contents on entry). Both must have the same type.
+ * Write the macro at file scope, after both variables are declared, in
+ * every file whose derivatives use the global.
+ *
+ * Without a declaration, differentiated code that reads or writes
+ * floating-point data through a pointer kept in a global variable (or
+ * passes such a pointer to a function that does) is a compile error, unless
+ * the global is static and every address stored in it is that of constant
+ * data (a static pointer set to a static const table). */
+#ifdef __cplusplus
+#define AD_SHADOW_SAME_TYPE_(g, dg)                                            \
+  static_assert(__is_same(decltype(g), decltype(dg)),                          \
+                "AD_SHADOW: a global and its shadow must have the same type");
+#else
+#define AD_SHADOW_SAME_TYPE_(g, dg)                                            \
+  _Static_assert(                                                              \
+      __builtin_types_compatible_p(__typeof__(g), __typeof__(dg)),             \
+      "AD_SHADOW: a global and its shadow must have the same type");
+#endif
+#define AD_SHADOW(g, dg)                                                       \
+  AD_SHADOW_SAME_TYPE_(g, dg)                                                  \
+  __attribute__((used)) static void *const AD_PASTE_(                          \
+      __ad_declared_shadow_, __COUNTER__)[2] = {(void *)&(g), (void *)&(dg)};
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,4 @@
-//===- CustomRules.cpp - AD_CUSTOM_JVP and AD_INACTIVE --------------------===//
+//===- CustomRules.cpp - AD_CUSTOM_JVP, AD_INACTIVE and AD_SHADOW ---------===//
 #include "driver/CustomRules.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
@@ -23,6 +23,7 @@ namespace ad {
 // Names the ad.h macros give their globals (mangled in C++, hence contains).
 static constexpr StringLiteral CustomJvpTag = "__ad_custom_jvp_";
 static constexpr StringLiteral InactiveTag = "__ad_inactive_";
+static constexpr StringLiteral ShadowTag = "__ad_declared_shadow_";
 
 static Function *functionIn(Constant *C) {
   return C ? dyn_cast<Function>(C->stripPointerCasts()) : nullptr;
@@ -50,14 +51,31 @@ CustomRules::CustomRules(Module &M) {
     } else if (GV.getName().contains(InactiveTag)) {
       if (Function *F = functionIn(Init))
         Inactive.insert(F);
+    } else if (GV.getName().contains(ShadowTag)) {
+      addDeclaredShadow(Init);
     }
   }
+}
+
+static GlobalVariable *globalIn(Constant *C) {
+  return C ? dyn_cast<GlobalVariable>(C->stripPointerCasts()) : nullptr;
+}
+
+void CustomRules::addDeclaredShadow(Constant *Init) {
+  GlobalVariable *G = globalIn(Init->getAggregateElement(0u));
+  GlobalVariable *DG = globalIn(Init->getAggregateElement(1u));
+  // ad.h checks that both have the same type; a declaration only one TU
+  // sees may leave the shadow without a definition here, which is fine.
+  if (G && DG && G != DG && G->getValueType() == DG->getValueType() &&
+      !G->isConstant() && !DG->isConstant())
+    Shadows[G] = DG;
 }
 
 void CustomRules::eraseRegistrations(Module &M) {
   auto IsRegistration = [](const GlobalValue &GV) {
     return GV.getName().contains(CustomJvpTag) ||
-           GV.getName().contains(InactiveTag);
+           GV.getName().contains(InactiveTag) ||
+           GV.getName().contains(ShadowTag);
   };
   removeFromUsedLists(M, [&](Constant *C) {
     auto *GV = dyn_cast<GlobalValue>(C->stripPointerCasts());

@@ -1,8 +1,10 @@
-//===- CustomRules.h - AD_CUSTOM_JVP and AD_INACTIVE ------------*- C++ -*-===//
+//===- CustomRules.h - AD_CUSTOM_JVP, AD_INACTIVE, AD_SHADOW ----*- C++ -*-===//
 //
 // Users extend ADPass from their source (ad.h): AD_CUSTOM_JVP(f, f_jvp)
-// gives f a forward rule, AD_INACTIVE(g) says g carries no derivative. The
-// macros leave constant globals that this file reads, then deletes.
+// gives f a forward rule, AD_INACTIVE(g) says g carries no derivative,
+// AD_SHADOW(g, dg) gives a global that holds pointers a shadow (used by
+// GlobalShadows). The macros leave constant globals that this file reads,
+// then deletes.
 //
 // A custom forward rule is all ADPass needs (YOLO's extensibility claim):
 // f.jvp is built from f_jvp's body, with every instruction that depends on
@@ -34,10 +36,18 @@ public:
     return Jvps.lookup(&F);
   }
   bool isInactive(const llvm::Function &F) const { return Inactive.count(&F); }
+  /// The globals given a shadow with AD_SHADOW(g, dg), and their shadows.
+  const llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> &
+  declaredShadows() const {
+    return Shadows;
+  }
 
 private:
   llvm::DenseMap<const llvm::Function *, llvm::Function *> Jvps;
   llvm::SmallPtrSet<const llvm::Function *, 4> Inactive;
+  llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> Shadows;
+
+  void addDeclaredShadow(llvm::Constant *Registration);
 };
 
 /// At the start of the pipeline: functions with a custom JVP or declared

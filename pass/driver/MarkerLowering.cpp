@@ -343,7 +343,7 @@ findActiveGlobals(Module &M, ArrayRef<CallBase *> Markers, Differentiator &D) {
       Roots.push_back(F);
   SmallPtrSet<const Function *, 32> Reach =
       reachableFunctions(M, Roots, D.rules());
-  D.globals().findActive(M, Reach);
+  D.globals().findActive(M, Reach, D.rules().declaredShadows());
   return Reach;
 }
 
@@ -670,24 +670,27 @@ static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
   return Offsets;
 }
 
-/// A pointer argument with a shadow that points into a global whose
-/// shadow the derived code keeps itself (x == G in f(x) that also writes
-/// G by name) would give that memory two shadows: a wrong derivative. It
-/// cannot be ruled out here, so the request checks at run time, before
-/// the derived code runs, for each of its global \p Shadows, and aborts
-/// with a message. So are the pointers f reads on entry from the memory
-/// such an argument points to (Box b = {G}; f(&b)).
+/// A pointer argument with a shadow that points into a global the derived
+/// code uses by name would give that memory two derivatives: a wrong one.
+/// A global whose shadow the derived code keeps itself (x == G in f(x)
+/// that also writes G by name) has two shadows; one it only reads by name
+/// (a regulariser reading theta[i] in loss(theta)) is read as constant
+/// data, without the argument's derivative. It cannot be ruled out here, so
+/// the request checks at run time, before the derived code runs, for each
+/// of the \p Globals the \p Derived functions use by name, and aborts with
+/// a message. So are the pointers f reads on entry from the memory such an
+/// argument points to (Box b = {G}; f(&b)).
 static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
-                                         ArrayRef<GlobalVariable *> Shadows,
+                                         ArrayRef<Function *> Derived,
                                          Differentiator &D) {
-  if (Shadows.empty())
+  SmallSetVector<GlobalVariable *, 4> Globals;
+  for (Function *F : Derived)
+    Globals.set_union(D.globals().dataUsedByNameFrom(*F));
+  if (Globals.empty())
     return;
   Module &M = D.module();
   LLVMContext &Ctx = M.getContext();
   Type *Ptr = PointerType::getUnqual(Ctx);
-  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
-  FunctionCallee Check = M.getOrInsertFunction(
-      "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
   // What is checked: each AD_DUP pointer, and the pointers read from it.
   SmallVector<Value *, 8> Checked;
   for (unsigned K = 0; K < R.Args.size(); ++K) {
@@ -699,17 +702,19 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
           Ptr, B.CreateConstGEP1_64(B.getInt8Ty(), R.Args[K], Offset),
           "ad.field"));
   }
-  for (GlobalVariable *S : Shadows) {
-    GlobalVariable *G = D.globals().primalOf(S);
-    if (!G || Checked.empty())
-      continue;
+  if (Checked.empty())
+    return;
+  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
+  FunctionCallee Check = M.getOrInsertFunction(
+      "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
+  for (GlobalVariable *G : Globals) {
     Constant *Name = B.CreateGlobalString(G->getName(), "ad.global.name");
+    // An array whose size this file does not know (extern double t[]):
+    // at least its start.
+    uint64_t Bytes = std::max<uint64_t>(
+        M.getDataLayout().getTypeAllocSize(G->getValueType()), 1);
     for (Value *P : Checked)
-      B.CreateCall(Check,
-                   {P, G,
-                    ConstantInt::get(SizeTy, M.getDataLayout().getTypeAllocSize(
-                                                 G->getValueType())),
-                    Name});
+      B.CreateCall(Check, {P, G, ConstantInt::get(SizeTy, Bytes), Name});
   }
 }
 
@@ -772,7 +777,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
 
   SmallSetVector<GlobalVariable *, 4> Shadows =
       globalShadowsUsedBy({U.Fwd, Rev}, D);
-  checkArgumentsOutsideGlobals(B, R, Shadows.getArrayRef(), D);
+  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
@@ -880,7 +885,7 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
   SmallSetVector<GlobalVariable *, 4> Shadows = globalShadowsUsedBy({Jvp}, D);
-  checkArgumentsOutsideGlobals(B, R, Shadows.getArrayRef(), D);
+  checkArgumentsOutsideGlobals(B, R, {Jvp}, D);
   zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
@@ -973,7 +978,8 @@ findActiveGlobalsOfLevel(Module &M,
     if (L == Level)
       if (Function *F = requestedFunction(*Marker))
         Roots.push_back(F);
-  D.globals().findActive(M, reachableFunctions(M, Roots, D.rules()), Level);
+  D.globals().findActive(M, reachableFunctions(M, Roots, D.rules()),
+                         D.rules().declaredShadows(), Level);
 }
 
 /// Whether \p F or a function it reaches calls the runtime tape: derived

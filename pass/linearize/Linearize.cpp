@@ -70,6 +70,7 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -138,6 +139,21 @@ static const char *untrackedFloatReason(const Type *T) {
            "pointer";
   return "cannot differentiate long double (or __float128) arithmetic: not "
          "supported; compute in double";
+}
+
+/// Why reading or writing floating-point data through a pointer kept in
+/// \p GV, a global without a shadow, is an error: the pointer may lead to
+/// memory with derivatives (the function's input, G = x before the
+/// request), whose derivatives the derived code would not find there.
+static std::string throughPointerGlobal(const GlobalVariable &GV) {
+  std::string Name = llvm::demangle(GV.getName().str());
+  return "cannot differentiate: this reads or writes floating-point data "
+         "through a pointer kept in the global variable '" +
+         Name +
+         "' (or passes it to a function that does), which may point to "
+         "memory with derivatives: give the global a shadow, a global of the "
+         "same type that leads to the derivatives, with AD_SHADOW(" +
+         Name + ", d" + Name + ") (ad.h)";
 }
 
 bool Linearizer::readsActiveData(const CallBase &CB) const {
@@ -360,6 +376,8 @@ Function *Linearizer::run() {
   for (Instruction *I : Work) {
     if (const char *Why = droppedDerivative(*I))
       return fail(*I, Why), nullptr;
+    if (const GlobalVariable *GV = D.globals().pointerGlobalAccessedBy(*I))
+      return fail(*I, throughPointerGlobal(*GV)), nullptr;
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
     else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||

@@ -33,6 +33,16 @@
 // code, which makes the inner shadows active globals like any other, and
 // creates its own shadows (@g.shadow.L1, @g.shadow.shadow.L1 at level 1).
 //
+// A global declared with AD_SHADOW(g, dg) (ad.h), typically one that holds
+// pointers (G = x before the request, a context struct with a workspace),
+// is active with dg as its shadow: the user's memory, set up by the caller
+// like an argument's shadow, so requests do not zero it. Memory reached
+// through a pointer kept in any other mutable global (unless it can only
+// hold addresses of constant data) may be the input itself: the derived
+// code reports reading or writing floating-point data there
+// (pointerGlobalAccessedBy), and functions that do are differentiated so
+// that they are checked too.
+//
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_GLOBALSHADOWS_H
 #define ADPASS_GLOBALSHADOWS_H
@@ -52,12 +62,29 @@ public:
   /// Decides which globals of \p M are active, for requests of nesting
   /// \p Level whose differentiated code is \p Reach (reachableFunctions()
   /// of their functions), and makes that level the current one: what
-  /// follows answers for it, and the shadows it creates are its own.
+  /// follows answers for it, and the shadows it creates are its own. The
+  /// \p Declared globals (AD_SHADOW) are active at level 0, with the
+  /// shadow given.
   void findActive(llvm::Module &M,
                   const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach,
+                  const llvm::DenseMap<llvm::GlobalVariable *,
+                                       llvm::GlobalVariable *> &Declared,
                   unsigned Level = 0);
   /// The nesting level findActive() last decided for.
   unsigned level() const { return Current; }
+
+  /// The global without a shadow that holds a pointer \p P is reached
+  /// through (P = G[i], ctx.work + i, rows[i][j] with rows global), or
+  /// null. Memory reached so has derivatives the derived code cannot find
+  /// when G points into memory that has them: reading or writing
+  /// floating-point data there is an error (ad.h: AD_SHADOW). Not a global
+  /// that can only hold addresses of constant data.
+  const llvm::GlobalVariable *
+  unshadowedPointerGlobalBehind(const llvm::Value *P) const;
+  /// The global without a shadow through whose pointer \p I reads or
+  /// writes floating-point data, or passes such a pointer to a call.
+  const llvm::GlobalVariable *
+  pointerGlobalAccessedBy(const llvm::Instruction &I) const;
 
   /// Whether the call may read or write an active global, directly or
   /// through the calls it makes. Such a call carries derivatives even when
@@ -88,6 +115,13 @@ public:
   /// it references use, in the order first found.
   llvm::SmallSetVector<llvm::GlobalVariable *, 4>
   shadowsUsedFrom(llvm::Function &F) const;
+  /// The mutable globals with floating-point data that \p F and every
+  /// function it references use by name, in the order first found: those
+  /// with a shadow (through it, or as themselves) and those the derived
+  /// code reads as constants. Memory that a request also passes in with a
+  /// shadow of its own would have two different derivatives.
+  llvm::SmallSetVector<llvm::GlobalVariable *, 4>
+  dataUsedByNameFrom(llvm::Function &F) const;
 
 private:
   void findTouching(const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
@@ -101,6 +135,10 @@ private:
     /// Whether an address-taken function is among them: then so may be
     /// every indirect call.
     bool IndirectMayTouch = false;
+    /// The globals without a shadow that hold pointers and that the
+    /// requests' code uses: those pointers may lead to memory with
+    /// derivatives.
+    llvm::SmallPtrSet<const llvm::GlobalVariable *, 4> PointerGlobals;
     llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *>
         PrimalToShadow;
     llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *>
