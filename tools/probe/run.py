@@ -179,7 +179,7 @@ class Probe:
         return ("right", "", "")
 
     def probe(self, seed, levels, drop=()):
-        prog = gen.Program(seed, drop)
+        prog = gen.Program(seed, drop, self.a.patterns)
         work = tempfile.mkdtemp(prefix="p%d-" % seed, dir=self.a.work)
         src = os.path.join(work, "p%d.%s" % (seed, "cpp" if prog.cxx else "c"))
         with open(src, "w") as fh:
@@ -195,13 +195,13 @@ def worst(res):
 
 def reduce_case(probe, seed, level, cls, check):
     """Drop blocks one at a time while the failure stays (cls, check)."""
-    prog = gen.Program(seed)
+    prog = gen.Program(seed, (), probe.a.patterns)
     drop = set()
     for k in range(len(prog.blocks)):
         _, res = probe.probe(seed, [level], drop | {k})
         if res[level][0] == cls and res[level][1] == check:
             drop.add(k)
-    return gen.Program(seed, drop), drop
+    return gen.Program(seed, drop, probe.a.patterns), drop
 
 
 def save(out, prog, seed, cls, lv, check, msg):
@@ -242,6 +242,8 @@ def main():
     ap.add_argument("--start", type=int, default=1, help="first seed")
     ap.add_argument("--seeds", help="comma-separated seeds (overrides -n)")
     ap.add_argument("--levels", default="O0,O1,O2")
+    ap.add_argument("--patterns", help="draw only these patterns (comma-"
+                    "separated; empty for ordinary code only)")
     ap.add_argument("-j", type=int, default=2, help="programs in parallel")
     ap.add_argument("--out", default="/tmp/probe-out")
     ap.add_argument("--plugin", default=os.path.join(build, "pass",
@@ -256,6 +258,7 @@ def main():
     ap.add_argument("--reduce", type=int, default=0, metavar="N",
                     help="shrink the first N cases of each failure kind")
     a = ap.parse_args()
+    a.patterns = gen.parse_patterns(a.patterns)
     for path in (a.plugin, a.runtime, a.include):
         if not os.path.exists(path):
             sys.exit("run.py: %s does not exist (tools/build.sh?)" % path)
