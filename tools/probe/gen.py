@@ -61,6 +61,7 @@ PATTERNS = {
                   "ptrglobal_other", "ptrglobal_other"],
     "roglobal": ["roglobal_read", "roglobal_helper"],
     "closure": ["closure_c", "closure_c_write", "closure_c_apply",
+                "closure_c_select",
                 "stdfunction", "stdfunction_write", "stdfunction_apply",
                 "stdfunction_apply"],
     "nested": ["nested_global", "nested_pointer", "nested_scalar",
@@ -460,6 +461,30 @@ class Program:
                         k, k, k, k, k),
                     "double %s = apply%d(&cl%d, %s, %d);" % (
                         v, k, k, c["var"](), c["m"])]
+
+    def b_closure_c_select(self, b, c):
+        # Two whole closures, one chosen by pointer, one copied by value.
+        v, k = c["v"], c["k"]
+        b.top += ["typedef struct { double (*fn)(double *, double); "
+                  "double *cap; } Cls%d;" % k,
+                  "static double q0_%d(double *cap, double t) "
+                  "{ return t * cap[0]; }" % k,
+                  "static double q1_%d(double *cap, double t) "
+                  "{ cap[0] *= 0.5 + 0.25 * sin(t); return cap[0]; }" % k,
+                  "static double call%d(const Cls%d *g, double a, int m) {"
+                  % (k, k), "  double s = 0.0;",
+                  "  for (int i = 0; i < m; i++)",
+                  "    s += g->fn(g->cap, a - 0.2 * i);", "  return s;", "}"]
+        b.lines += ["double s%d = %s;" % (k, c["e"](1)),
+                    "Cls%d z0_%d = {q0_%d, &s%d}, z1_%d = {q1_%d, &s%d};" % (
+                        (k,) * 7),
+                    "const Cls%d *sel%d = which_sel ? &z1_%d : &z0_%d;" % (
+                        k, k, k, k),
+                    "Cls%d cp%d = which_sel ? z0_%d : z1_%d;" % (k, k, k, k),
+                    "double %s = call%d(sel%d, %s, %d);" % (
+                        v, k, k, c["var"](), c["m"]),
+                    "%s += cp%d.fn(cp%d.cap, %s) + s%d;" % (
+                        v, k, k, c["var"](), k)]
 
     # Nested requests.
     def b_nested_global(self, b, c):
