@@ -317,23 +317,24 @@ void Unzipper::findArrayLoops() {
   }
 }
 
-bool Unzipper::planTape() {
-  LinearInJvp = linearInstructions(Jvp);
-  DT = std::make_unique<DominatorTree>(Jvp);
-  LI = std::make_unique<LoopInfo>(*DT);
-  // Records and counted loops follow LoopInfo's loops; a cycle entered in
-  // the middle is none of them, and f.rev would never leave it.
+/// Records and counted loops follow LoopInfo's loops; a cycle entered in
+/// the middle is none of them, and f.rev would never leave it.
+bool Unzipper::rejectIrreducibleLoops() {
   ReversePostOrderTraversal<Function *> RPOT(&Jvp);
-  if (containsIrreducibleCFG<BasicBlock *>(RPOT, *LI)) {
-    D.diags().errorAt(*Jvp.getEntryBlock().getTerminator(),
-                      "cannot differentiate in reverse mode a loop that is "
-                      "entered in the middle (a goto into a loop body, or a "
-                      "switch into one, as in Duff's device): not supported "
-                      "yet; restructure the loop, or use forward mode "
-                      "(__ad_derivative)");
-    return false;
-  }
-  findArrayLoops();
+  if (!containsIrreducibleCFG<BasicBlock *>(RPOT, *LI))
+    return true;
+  D.diags().errorAt(*Jvp.getEntryBlock().getTerminator(),
+                    "cannot differentiate in reverse mode a loop that is "
+                    "entered in the middle (a goto into a loop body, or a "
+                    "switch into one, as in Duff's device): not supported "
+                    "yet; restructure the loop, or use forward mode "
+                    "(__ad_derivative)");
+  return false;
+}
+
+/// The insertvalues that pack f.jvp's {y, dy}: neither f.fwd nor f.lin
+/// keeps them.
+void Unzipper::noteReturnPacking() {
   for (BasicBlock &BB : Jvp)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
       if (auto [Y, DY] = unpackJvpReturn(*Ret); DY) {
@@ -341,7 +342,11 @@ bool Unzipper::planTape() {
         ReturnPacking.insert(WithTangent);
         ReturnPacking.insert(cast<Instruction>(WithTangent->getOperand(0)));
       }
+}
 
+/// The preheader and the exit block of an array loop keep its base and
+/// count, for f.lin and f.rev to find the array from either side.
+void Unzipper::addLoopEntries() {
   LLVMContext &Ctx = Jvp.getContext();
   Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
   for (auto &[L, AL] : Layout.ArrayLoops)
@@ -351,74 +356,97 @@ bool Unzipper::planTape() {
           addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
       Layout.LoopEntries[{X, &AL}] = {Base, Count};
     }
-  // Local shadows, in the order met; placed after every residual.
-  SmallVector<AllocaInst *, 8> Shadows;
-  for (BasicBlock &BB : Jvp) {
-    // The header of an array loop knows its predecessor from the count.
-    if (size_t N = predecessorsInLayoutOrder(BB).size();
-        N > 1 && !isArrayHeader(&BB))
-      Layout.PredIndex[&BB] =
-          addStored(BB, {RecordStore::PredIndex}, predIndexType(Ctx, N));
-    for (Instruction &I : BB) {
-      if (ReturnPacking.count(&I))
-        continue;
-      // The kind first: a metadata lookup costs a probe of a context-wide
-      // table, and every f.jvp instruction carries marks.
-      if (auto *AI = dyn_cast<AllocaInst>(&I);
-          AI && AI->getMetadata(ShadowAllocaMD)) {
-        Shadows.push_back(AI);
-        continue;
-      }
-      if (Function *Callee = mixedCallee(I)) {
-        std::optional<Unzipped> U = D.getUnzipped(*Callee);
-        if (!U)
-          return false;
-        auto *CB = cast<CallBase>(&I);
-        Layout.Callees[CB] = *U;
-        // Inside a loop, when the callee is still being unzipped (a
-        // recursive call: its tape cannot be part of ours), or when its tape
-        // is large (embedding tapes of a call tree makes ours as large as
-        // the tree: stack overflow), the callee's tape is pushed for each
-        // call; our tape or record keeps its address.
-        if (recordKey(&BB) || U->Fwd->isDeclaration() ||
-            Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
-                MaxEmbeddedTapeBytes) {
-          Layout.PushedCallees.insert(CB);
-          Layout.CalleeTapes[CB] =
-              addStored(BB, {RecordStore::CalleeTape, CB}, Ptr);
-        } else {
-          Layout.CalleeTapes[CB] = {nullptr, Layout.addStatic(U->Tape)};
-        }
-        continue;
-      }
-      if (isLinear(&I)) {
-        // The tangent half of a mixed call becomes g.lin's result.
-        auto *Agg = dyn_cast<Instruction>(I.getOperand(0));
-        if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
-          continue;
-        for (Value *Op : I.operands())
-          noteResidual(BB, Op);
-        continue;
-      }
-      if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional()) {
-        // f.lin leaves an array loop by counting, not by the condition.
-        if (!isArrayLatch(&BB))
-          noteResidual(BB, Br->getCondition());
-      } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
-        noteResidual(BB, Sw->getCondition());
-      } else if (I.isTerminator() && !isa<ReturnInst>(I) &&
-                 !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
-        D.diags().errorAt(I, Twine("cannot differentiate through the "
-                                   "terminator '") +
-                                 I.getOpcodeName() + "' (not supported yet)");
-        return false;
-      }
+}
+
+/// What \p BB needs on the tape: its predecessor index, its callees' tapes,
+/// the residuals its linear code and its terminator read. Local shadows go
+/// to \p Shadows, placed after every residual.
+bool Unzipper::planBlock(BasicBlock &BB,
+                         SmallVectorImpl<AllocaInst *> &Shadows) {
+  // The header of an array loop knows its predecessor from the count.
+  if (size_t N = predecessorsInLayoutOrder(BB).size();
+      N > 1 && !isArrayHeader(&BB))
+    Layout.PredIndex[&BB] = addStored(BB, {RecordStore::PredIndex},
+                                      predIndexType(Jvp.getContext(), N));
+  for (Instruction &I : BB) {
+    if (ReturnPacking.count(&I))
+      continue;
+    // The kind first: a metadata lookup costs a probe of a context-wide
+    // table, and every f.jvp instruction carries marks.
+    if (auto *AI = dyn_cast<AllocaInst>(&I);
+        AI && AI->getMetadata(ShadowAllocaMD)) {
+      Shadows.push_back(AI);
+      continue;
     }
+    if (Function *Callee = mixedCallee(I)) {
+      if (!planCallee(BB, cast<CallBase>(I), *Callee))
+        return false;
+      continue;
+    }
+    if (isLinear(&I)) {
+      // The tangent half of a mixed call becomes g.lin's result.
+      auto *Agg = dyn_cast<Instruction>(I.getOperand(0));
+      if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
+        continue;
+      for (Value *Op : I.operands())
+        noteResidual(BB, Op);
+      continue;
+    }
+    if (I.isTerminator() && !noteControlResidual(BB, I))
+      return false;
   }
-  finalizeRecordResiduals();
-  // Shadows of local variables must outlive f.fwd: they live in the tape,
-  // at offsets as aligned as the variables (the tape itself is then
-  // 16-byte aligned: a zero-sized vector field raises its alignment).
+  return true;
+}
+
+/// Where the tape of g.fwd, called from \p BB, lives: a field of ours, or
+/// (pushed per call) a tape whose address ours keeps.
+bool Unzipper::planCallee(BasicBlock &BB, CallBase &CB, Function &Callee) {
+  std::optional<Unzipped> U = D.getUnzipped(Callee);
+  if (!U)
+    return false;
+  Layout.Callees[&CB] = *U;
+  // Inside a loop, when the callee is still being unzipped (a recursive
+  // call: its tape cannot be part of ours), or when its tape is large
+  // (embedding tapes of a call tree makes ours as large as the tree: stack
+  // overflow), the callee's tape is pushed for each call; our tape or
+  // record keeps its address.
+  if (recordKey(&BB) || U->Fwd->isDeclaration() ||
+      Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
+          MaxEmbeddedTapeBytes) {
+    Layout.PushedCallees.insert(&CB);
+    Layout.CalleeTapes[&CB] =
+        addStored(BB, {RecordStore::CalleeTape, &CB},
+                  PointerType::getUnqual(Jvp.getContext()));
+    return true;
+  }
+  Layout.CalleeTapes[&CB] = {nullptr, Layout.addStatic(U->Tape)};
+  return true;
+}
+
+/// The condition f.lin and f.rev branch on, read from the tape; false (with
+/// an error) for a terminator they cannot follow.
+bool Unzipper::noteControlResidual(BasicBlock &BB, Instruction &Term) {
+  if (auto *Br = dyn_cast<BranchInst>(&Term); Br && Br->isConditional()) {
+    // f.lin leaves an array loop by counting, not by the condition.
+    if (!isArrayLatch(&BB))
+      noteResidual(BB, Br->getCondition());
+  } else if (auto *Sw = dyn_cast<SwitchInst>(&Term)) {
+    noteResidual(BB, Sw->getCondition());
+  } else if (!isa<ReturnInst>(Term) && !isa<BranchInst>(Term) &&
+             !isa<UnreachableInst>(Term)) {
+    D.diags().errorAt(Term, Twine("cannot differentiate through the "
+                                  "terminator '") +
+                                Term.getOpcodeName() + "' (not supported yet)");
+    return false;
+  }
+  return true;
+}
+
+/// Shadows of local variables must outlive f.fwd: they live in the tape,
+/// at offsets as aligned as the variables (the tape itself is then
+/// 16-byte aligned: a zero-sized vector field raises its alignment).
+void Unzipper::placeShadowAllocas(ArrayRef<AllocaInst *> Shadows) {
+  LLVMContext &Ctx = Jvp.getContext();
   const DataLayout &DL = Jvp.getParent()->getDataLayout();
   bool Marked = false;
   for (AllocaInst *AI : Shadows) {
@@ -436,7 +464,8 @@ bool Unzipper::planTape() {
       continue;
     }
     if (Align > 8 && !Marked) {
-      Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
+      Layout.addStatic(
+          ArrayType::get(FixedVectorType::get(Type::getInt64Ty(Ctx), 2), 0));
       Marked = true;
     }
     // Where the field would start: after the last one (not at the
@@ -455,6 +484,11 @@ bool Unzipper::planTape() {
       Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
     Layout.ShadowAllocas[AI] = Layout.addStatic(T);
   }
+}
+
+/// The record types and %f.tape's body, now that every field is known.
+void Unzipper::finishTapeTypes() {
+  LLVMContext &Ctx = Jvp.getContext();
   NumResiduals += Layout.StaticResiduals.size();
   for (auto &[Key, R] : Layout.Records) {
     R.Ty = StructType::get(Ctx, R.Fields);
@@ -463,6 +497,24 @@ bool Unzipper::planTape() {
   }
   TapeTy->setBody(Layout.StaticFields);
   publishTapeSize(*Jvp.getParent(), TapeTy);
+}
+
+bool Unzipper::planTape() {
+  LinearInJvp = linearInstructions(Jvp);
+  DT = std::make_unique<DominatorTree>(Jvp);
+  LI = std::make_unique<LoopInfo>(*DT);
+  if (!rejectIrreducibleLoops())
+    return false;
+  findArrayLoops();
+  noteReturnPacking();
+  addLoopEntries();
+  SmallVector<AllocaInst *, 8> Shadows;
+  for (BasicBlock &BB : Jvp)
+    if (!planBlock(BB, Shadows))
+      return false;
+  finalizeRecordResiduals();
+  placeShadowAllocas(Shadows);
+  finishTapeTypes();
   return true;
 }
 
