@@ -1,10 +1,37 @@
 //===- TapePlan.cpp - what f.fwd tapes for f.lin, and where ---------------===//
 //
-// Residuals (non-linear values linear code reads) go to the static %f.tape
-// when computed outside every loop, to a record per loop-block execution,
-// or to the element of a counted loop's array for the current iteration.
-// Residuals that follow from iteration counters (addresses, indices) and
-// cheap arithmetic on values taped anyway are recomputed instead.
+// The plan (TapeLayout) says, for each residual (a non-linear value f.lin
+// reads) and each block that reads it, whether it is taped and where, or
+// recomputed and how. planTape builds it in steps:
+//
+// 1. Reject irreducible loops: records and arrays follow LoopInfo's loops.
+//
+// 2. Find the counted loops (findArrayLoops): a preheader, a single latch
+//    that is the only exiting block, and a backedge-taken count that
+//    ScalarEvolution can expand at the preheader. Each gets one array of
+//    records, one element per iteration; f.lin counts its iterations, so
+//    neither the header's predecessor nor the latch's condition is taped.
+//    The preheader and the exit block keep the array's base and count.
+//
+// 3. Walk the blocks: a merge block (other than an array loop's header)
+//    tapes which predecessor it came from; a mixed call's callee tape is
+//    embedded in ours (outside loops, if small and finished) or pushed per
+//    call; the operands of linear instructions and the conditions of
+//    branches and switches are residuals (noteResidual), decided in order:
+//    a. inside a counted loop, affine in its counters over static values:
+//       recomputed from the counters (Layout.Recomputed);
+//    b. outside loops, cheap arithmetic on at most one value: recomputed
+//       from that value (Layout.Rematerialized);
+//    c. computed outside every loop, or read outside every loop: taped
+//       once, in the static tape (Layout.StaticResiduals);
+//    d. otherwise requested of the record the reading block writes.
+//
+// 4. Place the requests (finalizeRecordResiduals): cheap arithmetic on
+//    values the same record holds anyway, or on free ones, is recomputed;
+//    the rest is a field of the record (one field per value and record).
+//
+// 5. Place the shadows of locals in the static tape, as aligned as the
+//    locals; then give the records and %f.tape their types.
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"

@@ -1,4 +1,48 @@
 //===- Unzip.cpp - f.jvp -> f.fwd + %f.tape + f.lin -----------------------===//
+//
+// Unzipping splits f.jvp, whose instructions are marked linear (tangent
+// code) or not (primal code), into f.fwd, which runs the primal code and
+// fills a tape, and f.lin, which runs the tangent code on what the tape
+// holds. Transposing f.lin then gives f.rev, which reads the same tape.
+//
+// The algorithm:
+//
+// 1. Plan the tape (TapePlan.cpp). A residual is a non-linear value that
+//    linear code, or a branch or switch f.lin must follow, reads. Each is
+//    either taped (f.fwd stores it, f.lin loads it) or recomputed in f.lin:
+//    from iteration counters, when it is affine in the counters of the
+//    counted loops around its reader (addresses and indices), or from its
+//    operands, when it is cheap arithmetic on values that are taped or free
+//    anyway. Loads, calls and PHIs other than induction variables are
+//    always taped.
+//
+// 2. The tape has three kinds of storage:
+//    a. the static %f.tape struct, which the caller allocates: residuals
+//       computed outside every loop, shadows of locals, the tapes of callees
+//       called outside loops (up to MaxEmbeddedTapeBytes);
+//    b. one array per counted loop (trip count known at its preheader,
+//       single latch that is its only exit): f.fwd pushes it before the
+//       loop, one element per iteration, and f.lin indexes it with an
+//       iteration counter instead of taping the loop's branches;
+//    c. one record per execution of any other loop block, pushed on the
+//       runtime tape at the block's end: the residuals, the index of the
+//       predecessor a merge block came from, pushed callee tapes.
+//
+// 3. Build f.lin (LinBuilder), first, since f.fwd may take f.jvp's body:
+//    a block per f.jvp block, in reverse post-order; each reads its record
+//    (or array element), loop arrays and predecessor index on entry, then
+//    copies (or moves) f.jvp's linear instructions, their non-linear
+//    operands loaded from the tape or recomputed once per block; g.jvp
+//    calls become g.lin calls on g's tape; array latches count iterations.
+//
+// 4. Build f.fwd (FwdBuilder): f.jvp's body, taken over or cloned, stores
+//    static residuals where they are defined, moves local shadows into the
+//    tape, records predecessor indices, turns g.jvp calls into g.fwd calls,
+//    pushes loop arrays and counts their iterations, stores every record at
+//    the end of its block, returns the primal result only, and drops the
+//    linear code and what only it used.
+//
+//===----------------------------------------------------------------------===//
 #include "unzip/Unzip.h"
 #include "UnzipImpl.h"
 #include "driver/DerivedFunctions.h"
