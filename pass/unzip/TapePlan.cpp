@@ -49,6 +49,8 @@
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/Printable.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 #define DEBUG_TYPE "ad-unzip"
@@ -56,8 +58,19 @@
 using namespace llvm;
 
 STATISTIC(NumResiduals, "Number of residuals saved on tapes");
+STATISTIC(NumRecomputed,
+          "Number of residuals recomputed from iteration counters");
+STATISTIC(NumRematerialized,
+          "Number of residuals recomputed from their operands");
 
 namespace ad {
+
+#ifndef NDEBUG
+/// \p V as an operand ("%x", "%12"), for the traces.
+static Printable operandName(const Value *V) {
+  return Printable([V](raw_ostream &OS) { V->printAsOperand(OS, false); });
+}
+#endif
 
 BasicBlock *Unzipper::recordKey(BasicBlock *BB) const {
   if (const ArrayLoop *AL = arrayLoopOf(BB))
@@ -125,6 +138,9 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   if (Key && DefinedInLoop && SE->isSCEVable(V->getType())) {
     const SCEV *S = SE->getSCEV(V);
     if (isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB)) {
+      LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                        << operandName(&BB)
+                        << ": recomputed, affine in loop counters\n");
       noteStaticLeaves(S);
       Layout.Recomputed[{&BB, V}] = S;
       return;
@@ -137,12 +153,18 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   if (I && !DefinedInLoop && isCheapToRecompute(*I) &&
       llvm::count_if(I->operands(),
                      [](Use &U) { return !isa<Constant>(U.get()); }) <= 1) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB)
+                      << ": recomputed, cheap on one value outside loops\n");
     Layout.Rematerialized.insert({&BB, V});
     for (Value *Op : I->operands())
       noteResidual(BB, Op);
     return;
   }
   if (!Key || !DefinedInLoop) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB) << ": taped, static tape ("
+                      << (Key ? "defined" : "read") << " outside loops)\n");
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
     if (New)
       It->second = Layout.addStatic(V->getType());
@@ -187,6 +209,9 @@ void Unzipper::finalizeRecordResiduals() {
       return;
     auto *I = cast<Instruction>(V);
     if (Rematerializable(BB, *I)) {
+      LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                        << operandName(&BB)
+                        << ": recomputed, cheap on values the record holds\n");
       Layout.Rematerialized.insert({&BB, V});
       for (Value *Op : I->operands()) {
         if (IsFree(BB, Op))
@@ -197,6 +222,9 @@ void Unzipper::finalizeRecordResiduals() {
       return;
     }
     BasicBlock *Key = recordKey(&BB);
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB) << ": taped, record of "
+                      << operandName(Key) << "\n");
     BlockRecord &R = Layout.Records[Key];
     auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
     if (New)
@@ -321,20 +349,34 @@ void Unzipper::findArrayLoops() {
   ScalarEvolution &SE = *this->SE;
   Type *I64 = Type::getInt64Ty(Jvp.getContext());
   for (Loop *L : LI->getLoopsInPreorder()) {
+    auto Skip = [&](const char *Why) {
+      LLVM_DEBUG(dbgs() << "ad-unzip: loop at " << operandName(L->getHeader())
+                        << ": a record per block execution, " << Why << "\n");
+    };
     BasicBlock *PH = L->getLoopPreheader(), *Latch = L->getLoopLatch();
-    if (!PH || !Latch || L->getExitingBlock() != Latch || !L->getExitBlock())
+    if (!PH || !Latch || L->getExitingBlock() != Latch || !L->getExitBlock()) {
+      Skip("not a loop with a preheader left only at its latch");
       continue;
+    }
     auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
-    if (!Br || !Br->isConditional())
+    if (!Br || !Br->isConditional()) {
+      Skip("its latch does not branch on a condition");
       continue;
+    }
     const SCEV *BTC = SE.getBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(BTC) || !BTC->getType()->isIntegerTy() ||
-        BTC->getType()->getIntegerBitWidth() > 64)
+        BTC->getType()->getIntegerBitWidth() > 64) {
+      Skip("trip count unknown at entry");
       continue;
+    }
     BTC = SE.getNoopOrZeroExtend(BTC, I64);
     SCEVExpander Exp = makeSCEVExpander(SE, "ad.trip");
-    if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator()))
+    if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator())) {
+      Skip("trip count not computable at the preheader");
       continue;
+    }
+    LLVM_DEBUG(dbgs() << "ad-unzip: loop at " << operandName(L->getHeader())
+                      << ": counted, an array of records\n");
     ArrayLoop AL;
     AL.Id = Layout.ArrayLoops.size();
     AL.L = L;
@@ -440,12 +482,16 @@ bool Unzipper::planCallee(BasicBlock &BB, CallBase &CB, Function &Callee) {
   if (recordKey(&BB) || U->Fwd->isDeclaration() ||
       Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
           MaxEmbeddedTapeBytes) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: tape of " << Callee.getName()
+                      << " pushed per call\n");
     Layout.PushedCallees.insert(&CB);
     Layout.CalleeTapes[&CB] =
         addStored(BB, {RecordStore::CalleeTape, &CB},
                   PointerType::getUnqual(Jvp.getContext()));
     return true;
   }
+  LLVM_DEBUG(dbgs() << "ad-unzip: tape of " << Callee.getName()
+                    << " embedded in the static tape\n");
   Layout.CalleeTapes[&CB] = {nullptr, Layout.addStatic(U->Tape)};
   return true;
 }
@@ -517,10 +563,16 @@ void Unzipper::placeShadowAllocas(ArrayRef<AllocaInst *> Shadows) {
 void Unzipper::finishTapeTypes() {
   LLVMContext &Ctx = Jvp.getContext();
   NumResiduals += Layout.StaticResiduals.size();
+  NumRecomputed += Layout.Recomputed.size();
+  NumRematerialized += Layout.Rematerialized.size();
   for (auto &[Key, R] : Layout.Records) {
     R.Ty = StructType::get(Ctx, R.Fields);
     R.Array = arrayLoopOf(Key);
     NumResiduals += R.Stores.size();
+    LLVM_DEBUG(dbgs() << "ad-unzip: record of " << operandName(Key) << ": "
+                      << R.Fields.size() << " fields, "
+                      << (R.Array ? "an array element per iteration\n"
+                                  : "pushed per execution\n"));
   }
   TapeTy->setBody(Layout.StaticFields);
   publishTapeSize(*Jvp.getParent(), TapeTy);

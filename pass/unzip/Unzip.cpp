@@ -55,6 +55,7 @@
 #include "llvm/ADT/Statistic.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
 
@@ -237,6 +238,9 @@ void FwdBuilder::takeOrCloneBody() {
       M->setName(A.getName());
   for (Argument &A : Jvp.args())
     ArgInFwd.push_back(VMap.lookup(&A));
+  LLVM_DEBUG(
+      dbgs() << "ad-unzip: " << Fwd.getName()
+             << (Moved ? " takes f.jvp's body\n" : " clones f.jvp's body\n"));
   if (!Moved) {
     CloneFunctionInto(&Fwd, &Jvp, VMap, CloneFunctionChangeType::GlobalChanges,
                       Returns);
