@@ -1,10 +1,37 @@
 //===- TapePlan.cpp - what f.fwd tapes for f.lin, and where ---------------===//
 //
-// Residuals (non-linear values linear code reads) go to the static %f.tape
-// when computed outside every loop, to a record per loop-block execution,
-// or to the element of a counted loop's array for the current iteration.
-// Residuals that follow from iteration counters (addresses, indices) and
-// cheap arithmetic on values taped anyway are recomputed instead.
+// The plan (TapeLayout) says, for each residual (a non-linear value f.lin
+// reads) and each block that reads it, whether it is taped and where, or
+// recomputed and how. planTape builds it in steps:
+//
+// 1. Reject irreducible loops: records and arrays follow LoopInfo's loops.
+//
+// 2. Find the counted loops (findArrayLoops): a preheader, a single latch
+//    that is the only exiting block, and a backedge-taken count that
+//    ScalarEvolution can expand at the preheader. Each gets one array of
+//    records, one element per iteration; f.lin counts its iterations, so
+//    neither the header's predecessor nor the latch's condition is taped.
+//    The preheader and the exit block keep the array's base and count.
+//
+// 3. Walk the blocks: a merge block (other than an array loop's header)
+//    tapes which predecessor it came from; a mixed call's callee tape is
+//    embedded in ours (outside loops, if small and finished) or pushed per
+//    call; the operands of linear instructions and the conditions of
+//    branches and switches are residuals (noteResidual), decided in order:
+//    a. inside a counted loop, affine in its counters over static values:
+//       recomputed from the counters (Layout.Recomputed);
+//    b. outside loops, cheap arithmetic on at most one value: recomputed
+//       from that value (Layout.Rematerialized);
+//    c. computed outside every loop, or read outside every loop: taped
+//       once, in the static tape (Layout.StaticResiduals);
+//    d. otherwise requested of the record the reading block writes.
+//
+// 4. Place the requests (finalizeRecordResiduals): cheap arithmetic on
+//    values the same record holds anyway, or on free ones, is recomputed;
+//    the rest is a field of the record (one field per value and record).
+//
+// 5. Place the shadows of locals in the static tape, as aligned as the
+//    locals; then give the records and %f.tape their types.
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
@@ -22,6 +49,8 @@
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/Printable.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 #define DEBUG_TYPE "ad-unzip"
@@ -29,8 +58,19 @@
 using namespace llvm;
 
 STATISTIC(NumResiduals, "Number of residuals saved on tapes");
+STATISTIC(NumRecomputed,
+          "Number of residuals recomputed from iteration counters");
+STATISTIC(NumRematerialized,
+          "Number of residuals recomputed from their operands");
 
 namespace ad {
+
+#ifndef NDEBUG
+/// \p V as an operand ("%x", "%12"), for the traces.
+static Printable operandName(const Value *V) {
+  return Printable([V](raw_ostream &OS) { V->printAsOperand(OS, false); });
+}
+#endif
 
 BasicBlock *Unzipper::recordKey(BasicBlock *BB) const {
   if (const ArrayLoop *AL = arrayLoopOf(BB))
@@ -98,6 +138,9 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   if (Key && DefinedInLoop && SE->isSCEVable(V->getType())) {
     const SCEV *S = SE->getSCEV(V);
     if (isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB)) {
+      LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                        << operandName(&BB)
+                        << ": recomputed, affine in loop counters\n");
       noteStaticLeaves(S);
       Layout.Recomputed[{&BB, V}] = S;
       return;
@@ -110,12 +153,18 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   if (I && !DefinedInLoop && isCheapToRecompute(*I) &&
       llvm::count_if(I->operands(),
                      [](Use &U) { return !isa<Constant>(U.get()); }) <= 1) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB)
+                      << ": recomputed, cheap on one value outside loops\n");
     Layout.Rematerialized.insert({&BB, V});
     for (Value *Op : I->operands())
       noteResidual(BB, Op);
     return;
   }
   if (!Key || !DefinedInLoop) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB) << ": taped, static tape ("
+                      << (Key ? "defined" : "read") << " outside loops)\n");
     auto [It, New] = Layout.StaticResiduals.insert({V, 0});
     if (New)
       It->second = Layout.addStatic(V->getType());
@@ -160,6 +209,9 @@ void Unzipper::finalizeRecordResiduals() {
       return;
     auto *I = cast<Instruction>(V);
     if (Rematerializable(BB, *I)) {
+      LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                        << operandName(&BB)
+                        << ": recomputed, cheap on values the record holds\n");
       Layout.Rematerialized.insert({&BB, V});
       for (Value *Op : I->operands()) {
         if (IsFree(BB, Op))
@@ -170,6 +222,9 @@ void Unzipper::finalizeRecordResiduals() {
       return;
     }
     BasicBlock *Key = recordKey(&BB);
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB) << ": taped, record of "
+                      << operandName(Key) << "\n");
     BlockRecord &R = Layout.Records[Key];
     auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
     if (New)
@@ -294,20 +349,34 @@ void Unzipper::findArrayLoops() {
   ScalarEvolution &SE = *this->SE;
   Type *I64 = Type::getInt64Ty(Jvp.getContext());
   for (Loop *L : LI->getLoopsInPreorder()) {
+    auto Skip = [&](const char *Why) {
+      LLVM_DEBUG(dbgs() << "ad-unzip: loop at " << operandName(L->getHeader())
+                        << ": a record per block execution, " << Why << "\n");
+    };
     BasicBlock *PH = L->getLoopPreheader(), *Latch = L->getLoopLatch();
-    if (!PH || !Latch || L->getExitingBlock() != Latch || !L->getExitBlock())
+    if (!PH || !Latch || L->getExitingBlock() != Latch || !L->getExitBlock()) {
+      Skip("not a loop with a preheader left only at its latch");
       continue;
+    }
     auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
-    if (!Br || !Br->isConditional())
+    if (!Br || !Br->isConditional()) {
+      Skip("its latch does not branch on a condition");
       continue;
+    }
     const SCEV *BTC = SE.getBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(BTC) || !BTC->getType()->isIntegerTy() ||
-        BTC->getType()->getIntegerBitWidth() > 64)
+        BTC->getType()->getIntegerBitWidth() > 64) {
+      Skip("trip count unknown at entry");
       continue;
+    }
     BTC = SE.getNoopOrZeroExtend(BTC, I64);
     SCEVExpander Exp = makeSCEVExpander(SE, "ad.trip");
-    if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator()))
+    if (!Exp.isSafeToExpandAt(BTC, PH->getTerminator())) {
+      Skip("trip count not computable at the preheader");
       continue;
+    }
+    LLVM_DEBUG(dbgs() << "ad-unzip: loop at " << operandName(L->getHeader())
+                      << ": counted, an array of records\n");
     ArrayLoop AL;
     AL.Id = Layout.ArrayLoops.size();
     AL.L = L;
@@ -317,23 +386,24 @@ void Unzipper::findArrayLoops() {
   }
 }
 
-bool Unzipper::planTape() {
-  LinearInJvp = linearInstructions(Jvp);
-  DT = std::make_unique<DominatorTree>(Jvp);
-  LI = std::make_unique<LoopInfo>(*DT);
-  // Records and counted loops follow LoopInfo's loops; a cycle entered in
-  // the middle is none of them, and f.rev would never leave it.
+/// Records and counted loops follow LoopInfo's loops; a cycle entered in
+/// the middle is none of them, and f.rev would never leave it.
+bool Unzipper::rejectIrreducibleLoops() {
   ReversePostOrderTraversal<Function *> RPOT(&Jvp);
-  if (containsIrreducibleCFG<BasicBlock *>(RPOT, *LI)) {
-    D.diags().errorAt(*Jvp.getEntryBlock().getTerminator(),
-                      "cannot differentiate in reverse mode a loop that is "
-                      "entered in the middle (a goto into a loop body, or a "
-                      "switch into one, as in Duff's device): not supported "
-                      "yet; restructure the loop, or use forward mode "
-                      "(__ad_derivative)");
-    return false;
-  }
-  findArrayLoops();
+  if (!containsIrreducibleCFG<BasicBlock *>(RPOT, *LI))
+    return true;
+  D.diags().errorAt(*Jvp.getEntryBlock().getTerminator(),
+                    "cannot differentiate in reverse mode a loop that is "
+                    "entered in the middle (a goto into a loop body, or a "
+                    "switch into one, as in Duff's device): not supported "
+                    "yet; restructure the loop, or use forward mode "
+                    "(__ad_derivative)");
+  return false;
+}
+
+/// The insertvalues that pack f.jvp's {y, dy}: neither f.fwd nor f.lin
+/// keeps them.
+void Unzipper::noteReturnPacking() {
   for (BasicBlock &BB : Jvp)
     if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
       if (auto [Y, DY] = unpackJvpReturn(*Ret); DY) {
@@ -341,7 +411,11 @@ bool Unzipper::planTape() {
         ReturnPacking.insert(WithTangent);
         ReturnPacking.insert(cast<Instruction>(WithTangent->getOperand(0)));
       }
+}
 
+/// The preheader and the exit block of an array loop keep its base and
+/// count, for f.lin and f.rev to find the array from either side.
+void Unzipper::addLoopEntries() {
   LLVMContext &Ctx = Jvp.getContext();
   Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
   for (auto &[L, AL] : Layout.ArrayLoops)
@@ -351,74 +425,101 @@ bool Unzipper::planTape() {
           addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
       Layout.LoopEntries[{X, &AL}] = {Base, Count};
     }
-  // Local shadows, in the order met; placed after every residual.
-  SmallVector<AllocaInst *, 8> Shadows;
-  for (BasicBlock &BB : Jvp) {
-    // The header of an array loop knows its predecessor from the count.
-    if (size_t N = predecessorsInLayoutOrder(BB).size();
-        N > 1 && !isArrayHeader(&BB))
-      Layout.PredIndex[&BB] =
-          addStored(BB, {RecordStore::PredIndex}, predIndexType(Ctx, N));
-    for (Instruction &I : BB) {
-      if (ReturnPacking.count(&I))
-        continue;
-      // The kind first: a metadata lookup costs a probe of a context-wide
-      // table, and every f.jvp instruction carries marks.
-      if (auto *AI = dyn_cast<AllocaInst>(&I);
-          AI && AI->getMetadata(ShadowAllocaMD)) {
-        Shadows.push_back(AI);
-        continue;
-      }
-      if (Function *Callee = mixedCallee(I)) {
-        std::optional<Unzipped> U = D.getUnzipped(*Callee);
-        if (!U)
-          return false;
-        auto *CB = cast<CallBase>(&I);
-        Layout.Callees[CB] = *U;
-        // Inside a loop, when the callee is still being unzipped (a
-        // recursive call: its tape cannot be part of ours), or when its tape
-        // is large (embedding tapes of a call tree makes ours as large as
-        // the tree: stack overflow), the callee's tape is pushed for each
-        // call; our tape or record keeps its address.
-        if (recordKey(&BB) || U->Fwd->isDeclaration() ||
-            Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
-                MaxEmbeddedTapeBytes) {
-          Layout.PushedCallees.insert(CB);
-          Layout.CalleeTapes[CB] =
-              addStored(BB, {RecordStore::CalleeTape, CB}, Ptr);
-        } else {
-          Layout.CalleeTapes[CB] = {nullptr, Layout.addStatic(U->Tape)};
-        }
-        continue;
-      }
-      if (isLinear(&I)) {
-        // The tangent half of a mixed call becomes g.lin's result.
-        auto *Agg = dyn_cast<Instruction>(I.getOperand(0));
-        if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
-          continue;
-        for (Value *Op : I.operands())
-          noteResidual(BB, Op);
-        continue;
-      }
-      if (auto *Br = dyn_cast<BranchInst>(&I); Br && Br->isConditional()) {
-        // f.lin leaves an array loop by counting, not by the condition.
-        if (!isArrayLatch(&BB))
-          noteResidual(BB, Br->getCondition());
-      } else if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
-        noteResidual(BB, Sw->getCondition());
-      } else if (I.isTerminator() && !isa<ReturnInst>(I) &&
-                 !isa<BranchInst>(I) && !isa<UnreachableInst>(I)) {
-        D.diags().errorAt(I, Twine("cannot differentiate through the "
-                                   "terminator '") +
-                                 I.getOpcodeName() + "' (not supported yet)");
-        return false;
-      }
+}
+
+/// What \p BB needs on the tape: its predecessor index, its callees' tapes,
+/// the residuals its linear code and its terminator read. Local shadows go
+/// to \p Shadows, placed after every residual.
+bool Unzipper::planBlock(BasicBlock &BB,
+                         SmallVectorImpl<AllocaInst *> &Shadows) {
+  // The header of an array loop knows its predecessor from the count.
+  if (size_t N = predecessorsInLayoutOrder(BB).size();
+      N > 1 && !isArrayHeader(&BB))
+    Layout.PredIndex[&BB] = addStored(BB, {RecordStore::PredIndex},
+                                      predIndexType(Jvp.getContext(), N));
+  for (Instruction &I : BB) {
+    if (ReturnPacking.count(&I))
+      continue;
+    // The kind first: a metadata lookup costs a probe of a context-wide
+    // table, and every f.jvp instruction carries marks.
+    if (auto *AI = dyn_cast<AllocaInst>(&I);
+        AI && AI->getMetadata(ShadowAllocaMD)) {
+      Shadows.push_back(AI);
+      continue;
     }
+    if (Function *Callee = mixedCallee(I)) {
+      if (!planCallee(BB, cast<CallBase>(I), *Callee))
+        return false;
+      continue;
+    }
+    if (isLinear(&I)) {
+      // The tangent half of a mixed call becomes g.lin's result.
+      auto *Agg = dyn_cast<Instruction>(I.getOperand(0));
+      if (isa<ExtractValueInst>(I) && Agg && mixedCallee(*Agg))
+        continue;
+      for (Value *Op : I.operands())
+        noteResidual(BB, Op);
+      continue;
+    }
+    if (I.isTerminator() && !noteControlResidual(BB, I))
+      return false;
   }
-  finalizeRecordResiduals();
-  // Shadows of local variables must outlive f.fwd: they live in the tape,
-  // at offsets as aligned as the variables (the tape itself is then
-  // 16-byte aligned: a zero-sized vector field raises its alignment).
+  return true;
+}
+
+/// Where the tape of g.fwd, called from \p BB, lives: a field of ours, or
+/// (pushed per call) a tape whose address ours keeps.
+bool Unzipper::planCallee(BasicBlock &BB, CallBase &CB, Function &Callee) {
+  std::optional<Unzipped> U = D.getUnzipped(Callee);
+  if (!U)
+    return false;
+  Layout.Callees[&CB] = *U;
+  // Inside a loop, when the callee is still being unzipped (a recursive
+  // call: its tape cannot be part of ours), or when its tape is large
+  // (embedding tapes of a call tree makes ours as large as the tree: stack
+  // overflow), the callee's tape is pushed for each call; our tape or
+  // record keeps its address.
+  if (recordKey(&BB) || U->Fwd->isDeclaration() ||
+      Jvp.getParent()->getDataLayout().getTypeAllocSize(U->Tape) >
+          MaxEmbeddedTapeBytes) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: tape of " << Callee.getName()
+                      << " pushed per call\n");
+    Layout.PushedCallees.insert(&CB);
+    Layout.CalleeTapes[&CB] =
+        addStored(BB, {RecordStore::CalleeTape, &CB},
+                  PointerType::getUnqual(Jvp.getContext()));
+    return true;
+  }
+  LLVM_DEBUG(dbgs() << "ad-unzip: tape of " << Callee.getName()
+                    << " embedded in the static tape\n");
+  Layout.CalleeTapes[&CB] = {nullptr, Layout.addStatic(U->Tape)};
+  return true;
+}
+
+/// The condition f.lin and f.rev branch on, read from the tape; false (with
+/// an error) for a terminator they cannot follow.
+bool Unzipper::noteControlResidual(BasicBlock &BB, Instruction &Term) {
+  if (auto *Br = dyn_cast<BranchInst>(&Term); Br && Br->isConditional()) {
+    // f.lin leaves an array loop by counting, not by the condition.
+    if (!isArrayLatch(&BB))
+      noteResidual(BB, Br->getCondition());
+  } else if (auto *Sw = dyn_cast<SwitchInst>(&Term)) {
+    noteResidual(BB, Sw->getCondition());
+  } else if (!isa<ReturnInst>(Term) && !isa<BranchInst>(Term) &&
+             !isa<UnreachableInst>(Term)) {
+    D.diags().errorAt(Term, Twine("cannot differentiate through the "
+                                  "terminator '") +
+                                Term.getOpcodeName() + "' (not supported yet)");
+    return false;
+  }
+  return true;
+}
+
+/// Shadows of local variables must outlive f.fwd: they live in the tape,
+/// at offsets as aligned as the variables (the tape itself is then
+/// 16-byte aligned: a zero-sized vector field raises its alignment).
+void Unzipper::placeShadowAllocas(ArrayRef<AllocaInst *> Shadows) {
+  LLVMContext &Ctx = Jvp.getContext();
   const DataLayout &DL = Jvp.getParent()->getDataLayout();
   bool Marked = false;
   for (AllocaInst *AI : Shadows) {
@@ -436,7 +537,8 @@ bool Unzipper::planTape() {
       continue;
     }
     if (Align > 8 && !Marked) {
-      Layout.addStatic(ArrayType::get(FixedVectorType::get(I64, 2), 0));
+      Layout.addStatic(
+          ArrayType::get(FixedVectorType::get(Type::getInt64Ty(Ctx), 2), 0));
       Marked = true;
     }
     // Where the field would start: after the last one (not at the
@@ -455,14 +557,43 @@ bool Unzipper::planTape() {
       Layout.addStatic(ArrayType::get(Type::getInt8Ty(Ctx), Pad));
     Layout.ShadowAllocas[AI] = Layout.addStatic(T);
   }
+}
+
+/// The record types and %f.tape's body, now that every field is known.
+void Unzipper::finishTapeTypes() {
+  LLVMContext &Ctx = Jvp.getContext();
   NumResiduals += Layout.StaticResiduals.size();
+  NumRecomputed += Layout.Recomputed.size();
+  NumRematerialized += Layout.Rematerialized.size();
   for (auto &[Key, R] : Layout.Records) {
     R.Ty = StructType::get(Ctx, R.Fields);
     R.Array = arrayLoopOf(Key);
     NumResiduals += R.Stores.size();
+    LLVM_DEBUG(dbgs() << "ad-unzip: record of " << operandName(Key) << ": "
+                      << R.Fields.size() << " fields, "
+                      << (R.Array ? "an array element per iteration\n"
+                                  : "pushed per execution\n"));
   }
   TapeTy->setBody(Layout.StaticFields);
   publishTapeSize(*Jvp.getParent(), TapeTy);
+}
+
+bool Unzipper::planTape() {
+  LinearInJvp = linearInstructions(Jvp);
+  DT = std::make_unique<DominatorTree>(Jvp);
+  LI = std::make_unique<LoopInfo>(*DT);
+  if (!rejectIrreducibleLoops())
+    return false;
+  findArrayLoops();
+  noteReturnPacking();
+  addLoopEntries();
+  SmallVector<AllocaInst *, 8> Shadows;
+  for (BasicBlock &BB : Jvp)
+    if (!planBlock(BB, Shadows))
+      return false;
+  finalizeRecordResiduals();
+  placeShadowAllocas(Shadows);
+  finishTapeTypes();
   return true;
 }
 

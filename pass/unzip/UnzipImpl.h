@@ -111,14 +111,30 @@ struct TapeLayout {
   }
 };
 
+class FwdBuilder;
+class LinBuilder;
+
 class Unzipper {
 public:
   Unzipper(Function &Jvp, Differentiator &D) : Jvp(Jvp), D(D) {}
   std::optional<Unzipped> run();
 
 private:
+  /// Builds f.fwd and f.lin in phases (Unzip.cpp); they read the plan and
+  /// f.jvp's analyses.
+  friend class FwdBuilder;
+  friend class LinBuilder;
+
   bool planTape();
+  bool rejectIrreducibleLoops();
   void findArrayLoops();
+  void noteReturnPacking();
+  void addLoopEntries();
+  bool planBlock(BasicBlock &BB, SmallVectorImpl<AllocaInst *> &Shadows);
+  bool planCallee(BasicBlock &BB, CallBase &CB, Function &Callee);
+  bool noteControlResidual(BasicBlock &BB, Instruction &Term);
+  void placeShadowAllocas(ArrayRef<AllocaInst *> Shadows);
+  void finishTapeTypes();
   /// The record block \p BB writes to: null (static tape), BB itself, or
   /// the header of the array loop it belongs to.
   BasicBlock *recordKey(BasicBlock *BB) const;
