@@ -83,6 +83,15 @@ public:
   /// records of its own (Unzip checks).
   void setRuntimeTapeInCode(bool B) { RuntimeTapeInCode = B; }
   bool runtimeTapeInCode() const { return RuntimeTapeInCode; }
+  /// The requested functions that no differentiated code calls: their
+  /// f.rev runs right after their f.fwd, so memory f.fwd read and did not
+  /// write is still there for f.rev to read (RereadableLoads.h).
+  void setCalledOnlyByRequests(llvm::SmallPtrSet<const llvm::Function *, 8> S) {
+    CalledOnlyByRequests = std::move(S);
+  }
+  bool calledOnlyByRequests(const llvm::Function &F) const {
+    return CalledOnlyByRequests.contains(&F);
+  }
   /// Counts the possible targets of calls through function pointers being
   /// differentiated (Linearize.cpp, tryTargetJvp): code reached from one
   /// that cannot be differentiated becomes a run-time error there.
@@ -128,6 +137,7 @@ private:
   bool OptimizeSources;
   bool JvpsDisposable = false;
   bool RuntimeTapeInCode = false;
+  llvm::SmallPtrSet<const llvm::Function *, 8> CalledOnlyByRequests;
   CustomRules Rules;
   GlobalShadows Globals;
   std::vector<llvm::Function *> Generated;

@@ -994,6 +994,26 @@ static bool reachesRuntimeTape(Module &M, Function &F,
   return false;
 }
 
+/// Whether every use of \p F is a request naming it or a direct call from
+/// code no request differentiates (\p Reach): no derived function calls
+/// f.fwd or f.lin, and nothing takes F's address, so each f.fwd of F runs
+/// right before its f.rev.
+static bool
+calledOnlyByRequests(const Function &F,
+                     const SmallPtrSetImpl<const Function *> &Reach) {
+  for (const Use &U : F.uses()) {
+    auto *CB = dyn_cast<CallBase>(U.getUser());
+    if (!CB)
+      return false;
+    if (const Function *Callee = CB->getCalledFunction();
+        Callee && isMarker(*Callee) && !CB->isCallee(&U))
+      continue;
+    if (!CB->isCallee(&U) || Reach.count(CB->getFunction()))
+      return false;
+  }
+  return true;
+}
+
 SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   SmallVector<CallBase *, 8> Markers = findMarkers(M);
   SmallSetVector<Function *, 8> Callers;
@@ -1002,6 +1022,12 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   for (CallBase *Marker : Markers)
     Callers.insert(Marker->getFunction());
   SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
+  SmallPtrSet<const Function *, 8> OnlyRequested;
+  for (CallBase *Marker : Markers)
+    if (Function *F = requestedFunction(*Marker);
+        F && calledOnlyByRequests(*F, Reach))
+      OnlyRequested.insert(F);
+  D.setCalledOnlyByRequests(std::move(OnlyRequested));
   SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
       byNestingLevel(M, Markers, Reach, D.rules());
   // Forward mode calls f.jvp itself; reverse mode only unzips it.

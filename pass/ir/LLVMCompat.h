@@ -40,6 +40,13 @@ inline OptimizerEarlyFn adaptOptimizerEarlyCallback(OptimizerEarlyFn F) {
 }
 #endif
 
+/// TBAA's result takes whether TypeSanitizer is on since LLVM 20.
+#if LLVM_VERSION_MAJOR >= 20
+#define AD_TBAA_RESULT_ARGS /*UsingTypeSanitizer=*/ false
+#else
+#define AD_TBAA_RESULT_ARGS
+#endif
+
 /// atan2 is also an intrinsic since LLVM 20 (and clang emits it for the libm
 /// call); before, only the call exists.
 #if LLVM_VERSION_MAJOR >= 20

@@ -93,8 +93,8 @@ TapeSlot Unzipper::addStored(BasicBlock &BB, RecordStore S, Type *T) {
 }
 
 /// Arithmetic cheap enough that recomputing it in f.rev beats a store and
-/// a load of the tape. Loads (memory may change), PHIs (loop-carried) and
-/// calls of library functions are always taped.
+/// a load of the tape. PHIs (loop-carried) and calls of library functions
+/// are always taped; loads are read again where RereadableLoads allows.
 static bool isCheapToRecompute(const Instruction &I) {
   if (isa<BinaryOperator>(I))
     return I.getOpcode() != Instruction::UDiv &&
@@ -117,6 +117,10 @@ static bool isCheapToRecompute(const Instruction &I) {
   return isa<UnaryOperator>(I) || isa<CmpInst>(I) || isa<SelectInst>(I) ||
          (isa<CastInst>(I) && !I.getType()->isPointerTy()) ||
          isa<GetElementPtrInst>(I);
+}
+
+bool Unzipper::isRecomputedNotTaped(const Instruction &I) const {
+  return isCheapToRecompute(I) || Reread->canReread(I);
 }
 
 /// Residual \p V is read by linear code (or the terminator) of \p BB. Values
@@ -150,7 +154,7 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   // constant offset from a pointer, a cast, a negation) is recomputed from
   // that value: the tape never grows by it, and f.rev then sees addresses
   // as offsets from one base, which alias analysis can tell apart.
-  if (I && !DefinedInLoop && isCheapToRecompute(*I) &&
+  if (I && !DefinedInLoop && isRecomputedNotTaped(*I) &&
       llvm::count_if(I->operands(),
                      [](Use &U) { return !isa<Constant>(U.get()); }) <= 1) {
     LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
@@ -199,7 +203,7 @@ void Unzipper::finalizeRecordResiduals() {
   };
   auto Rematerializable = [&](BasicBlock &BB, Instruction &I) {
     const SmallPtrSet<Value *, 16> &N = Needed[recordKey(&BB)];
-    return isCheapToRecompute(I) && llvm::all_of(I.operands(), [&](Use &U) {
+    return isRecomputedNotTaped(I) && llvm::all_of(I.operands(), [&](Use &U) {
              return IsFree(BB, U.get()) || N.count(U.get());
            });
   };
@@ -585,6 +589,10 @@ bool Unzipper::planTape() {
   if (!rejectIrreducibleLoops())
     return false;
   findArrayLoops();
+  Reread = std::make_unique<RereadableLoads>(
+      Jvp, Info.Primal->arg_size(), D.calledOnlyByRequests(*Info.Primal),
+      [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
+      D.tli(Jvp));
   noteReturnPacking();
   addLoopEntries();
   SmallVector<AllocaInst *, 8> Shadows;

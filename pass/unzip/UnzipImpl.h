@@ -12,6 +12,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "prepare/Activity.h"
+#include "unzip/RereadableLoads.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -197,6 +198,10 @@ private:
   std::unique_ptr<LoopInfo> LI;
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
+  std::unique_ptr<RereadableLoads> Reread;
+  /// Whether f.lin and f.rev compute \p I again rather than read it from
+  /// the tape: cheap arithmetic, or a load of memory nothing overwrites.
+  bool isRecomputedNotTaped(const Instruction &I) const;
   /// (block, value) residuals asked of loop records, in order.
   SetVector<std::pair<BasicBlock *, Value *>> Requests;
 };

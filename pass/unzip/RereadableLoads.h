@@ -1,0 +1,93 @@
+//===- RereadableLoads.h - loads f.rev may read again -----------*- C++ -*-===//
+//
+// A value f.jvp loads from memory is a residual when linear code needs it
+// (the x[i] in d(x[i]^2) = 2 x[i] dx[i]). Taping it costs a store in f.fwd,
+// a load in f.rev and the tape's memory: 8 bytes per element of an input
+// array. If nothing writes that memory between the load and the moment
+// f.rev runs, f.rev can load it again instead, and the tape holds at most
+// the array's address.
+//
+// When is that so? f.rev runs right after f.fwd returns only when the
+// function is called by requests alone: a callee's f.rev runs after the
+// rest of its caller's f.fwd, which may write the memory. So only loads of
+// a function that no differentiated code calls qualify
+// (Differentiator::calledOnlyByRequests), and then a load is read again
+// when
+//  1. every object it may read from is memory that outlives f.fwd and is
+//     the same on every iteration: a pointer argument of f (not byval: that
+//     copy lives in f's frame) or a global variable;
+//  2. no instruction of f.jvp that may write memory and may run after the
+//     load (isPotentiallyReachable, which knows loops: a store later in the
+//     loop body runs after the load of the next iteration) may modify any
+//     of those objects, as a whole, by LLVM's alias analysis (BasicAA and
+//     TBAA). Whole objects, not the accessed cells: an alias query speaks of
+//     one moment, and a store of x[i + 1] does not alias the load of x[i]
+//     in the same iteration but overwrites it in the next.
+// Linear instructions (tangent and shadow writes) do not count: shadow
+// memory never aliases primal memory (the contract: a shadow is a
+// separate buffer). Nor do non-linear writes whose every object is a
+// shadow parameter, for the same reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ADPASS_UNZIP_REREADABLELOADS_H
+#define ADPASS_UNZIP_REREADABLELOADS_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/Analysis/BasicAliasAnalysis.h"
+#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
+#include <memory>
+
+namespace llvm {
+class AssumptionCache;
+class DominatorTree;
+class LoopInfo;
+class TargetLibraryInfo;
+} // namespace llvm
+
+namespace ad {
+
+class RereadableLoads {
+public:
+  /// For f.jvp \p Jvp, whose first \p NumPrimalArgs parameters are f's;
+  /// \p Enabled when f is called by requests alone (otherwise nothing is
+  /// rereadable). \p IsLinear tells f.jvp's linear instructions.
+  RereadableLoads(llvm::Function &Jvp, unsigned NumPrimalArgs, bool Enabled,
+                  llvm::function_ref<bool(const llvm::Value *)> IsLinear,
+                  llvm::DominatorTree &DT, llvm::LoopInfo &LI,
+                  llvm::AssumptionCache &AC, llvm::TargetLibraryInfo &TLI);
+  ~RereadableLoads();
+
+  /// Whether f.lin and f.rev may load \p I's value again (\p I is a load).
+  bool canReread(const llvm::Instruction &I);
+
+private:
+  /// Whether \p Obj, an underlying object, outlives f.fwd unchanged in
+  /// identity: an argument of f (not byval) or a global variable.
+  bool isStableObject(const llvm::Value *Obj) const;
+  /// The writes of f.jvp that may modify \p Obj as a whole (cached).
+  const llvm::SmallVector<const llvm::Instruction *, 4> &
+  writersOf(const llvm::Value *Obj);
+
+  llvm::Function &Jvp;
+  unsigned NumPrimalArgs;
+  bool Enabled;
+  llvm::DominatorTree &DT;
+  llvm::LoopInfo &LI;
+  llvm::TargetLibraryInfo &TLI;
+  std::unique_ptr<llvm::BasicAAResult> BasicAA;
+  llvm::TypeBasedAAResult TBAA;
+  std::unique_ptr<llvm::AAResults> AA;
+  /// The non-linear instructions that may write primal memory.
+  llvm::SmallVector<const llvm::Instruction *, 16> Writes;
+  llvm::DenseMap<const llvm::Value *,
+                 llvm::SmallVector<const llvm::Instruction *, 4>>
+      Writers;
+  llvm::DenseMap<const llvm::Instruction *, bool> Answers;
+};
+
+} // namespace ad
+
+#endif
