@@ -139,6 +139,19 @@ double h10(double x) {
 // reads S too.   h11 = h_rev' + x^2 s
 double h11(double x) { return __ad_derivative(h_rev, x, 1.0) + S * x * x; }
 
+// The inner request takes a pointer and its function reads a mutable
+// global by name, so the request checks, when it runs, that the pointer is
+// not into that global: the outer request differentiates the check too (a
+// call without a derivative).   g12 = W0 x0^2 + W1 sin x1 at (x, 0.3),
+// h12 = dg12/dx0 * x = 2 W0 x^2
+double W[2] = {2.0, 3.0};
+double g12(const double *v) { return W[0] * v[0] * v[0] + W[1] * sin(v[1]); }
+double h12(double x) {
+  double v[2] = {x, 0.3}, dv[2] = {0, 0};
+  __ad_gradient(g12, v, dv);
+  return dv[0] * x;
+}
+
 #define CHECK_BOTH(name, fn, want)                                             \
   do {                                                                         \
     ad_deriv(name " (forward outside)", __ad_derivative(fn, x, 1.0), want,     \
@@ -183,6 +196,8 @@ int main(void) {
   CHECK_BOTH("in place through a pointer", h9,
              2 * x * c - x * x * s + 2 * x * s * s + 2 * x * x * s * c);
   CHECK_BOTH("heap block handed back", h10, hp);
+  CHECK_BOTH("inner request checked against a global it reads", h12,
+             4 * W[0] * x);
   CHECK_BOTH("three levels", h11,
              -3 * s - x * c + 2 * c - x * s + 2 * x * s + x * x * c);
   return ad_finish();
