@@ -3,6 +3,7 @@
 #include "driver/DerivedFunctions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
+#include "linearize/JvpRules.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -165,9 +166,11 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
   // f.lin's non-linear code reads the tape and counts iterations; f.rev
   // rebuilds what it needs of it (and reports anything it cannot).
   // Pure intrinsics are recomputed coefficients (Unzip rematerializes them).
+  // So are math calls on scalars (exp of a value read again).
   if (Kind == DerivedKind::Lin && isa<CallBase>(I) &&
       !isTapeCall(&I, TapeOp::Read) &&
-      !(isa<IntrinsicInst>(I) && cast<CallBase>(I).doesNotAccessMemory()))
+      !(isa<IntrinsicInst>(I) && cast<CallBase>(I).doesNotAccessMemory()) &&
+      !isScalarMathCall(I, /*TLI=*/nullptr))
     return "a linear function runs primal code (a call)";
   return nullptr;
 }

@@ -272,6 +272,15 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
   return findLibmJvpRule(*Callee, TLI);
 }
 
+bool isScalarMathCall(const Instruction &I, const TargetLibraryInfo *TLI) {
+  const auto *CI = dyn_cast<CallInst>(&I);
+  if (!CI || !CI->getType()->isFloatingPointTy() ||
+      llvm::any_of(CI->args(),
+                   [](const Use &U) { return U->getType()->isPointerTy(); }))
+    return false;
+  return findJvpRule(I, TLI) != nullptr;
+}
+
 bool isLinkStructureFunction(StringRef Name) {
   // They read and write the nodes' links and a red-black tree's node
   // colours, never the values the nodes hold, and what they do depends on

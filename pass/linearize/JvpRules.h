@@ -126,6 +126,13 @@ const JvpRule *findJvpRule(const llvm::Instruction &I,
 const JvpRule *findLibmJvpRule(const llvm::Function &Callee,
                                const llvm::TargetLibraryInfo *TLI);
 
+/// Whether \p I calls a math function with a rule (libm or llvm.*) on
+/// scalars only: its result follows from its arguments, and the only
+/// memory it may write is errno. Such a call may be repeated (recomputed
+/// in f.rev) and moves no data between memory cells.
+bool isScalarMathCall(const llvm::Instruction &I,
+                      const llvm::TargetLibraryInfo *TLI);
+
 /// External functions that never carry a derivative (printing, exit,
 /// integer-valued math): calls of them stay primal code.
 bool isKnownInactiveFunction(llvm::StringRef Name);

@@ -1,6 +1,7 @@
 //===- RereadableLoads.cpp - loads f.rev may read again -------------------===//
 #include "unzip/RereadableLoads.h"
 #include "ir/LLVMCompat.h"
+#include "linearize/JvpRules.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/CFG.h"
@@ -44,7 +45,9 @@ RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
     return A && A->getArgNo() >= NumPrimalArgs;
   };
   for (const Instruction &I : instructions(Jvp)) {
-    if (!I.mayWriteToMemory() || IsLinear(&I))
+    // A math call writes errno at most (exp is memory(write) under
+    // -fmath-errno, clang's default): no memory of the program's.
+    if (!I.mayWriteToMemory() || IsLinear(&I) || isScalarMathCall(I, &TLI))
       continue;
     // Writes of shadow memory only (a shadow pointer kept in the shadow of
     // a struct): a shadow is never primal memory.

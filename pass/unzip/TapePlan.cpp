@@ -38,6 +38,7 @@
 #include "ir/LLVMCompat.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
+#include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
@@ -182,6 +183,9 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
 /// is cheap arithmetic on values the same record holds anyway (or on free
 /// values: constants, static and counter-computed ones) is recomputed by
 /// f.lin and f.rev instead of taped. The record never grows by this.
+/// How deep a chain of cheap instructions f.rev rebuilds a value through.
+static constexpr unsigned MaxRebuildDepth = 4;
+
 void Unzipper::finalizeRecordResiduals() {
   DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
   for (auto [BB, V] : Requests)
@@ -201,10 +205,31 @@ void Unzipper::finalizeRecordResiduals() {
     const SCEV *S = SE->getSCEV(Op);
     return isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB);
   };
+  // Whether \p V can be rebuilt in f.rev from free values alone, through
+  // cheap arithmetic and loads read again (x[i] - m): then nothing of it
+  // goes on the tape.
+  std::function<bool(BasicBlock &, Value *, unsigned)> Rebuildable =
+      [&](BasicBlock &BB, Value *V, unsigned Depth) {
+        if (IsFree(BB, V))
+          return true;
+        auto *I = dyn_cast<Instruction>(V);
+        return I && Depth < MaxRebuildDepth && !isLinear(I) &&
+               isRecomputedNotTaped(*I) &&
+               llvm::all_of(
+                   I->operands(),
+                   [&](Use &U) { return Rebuildable(BB, U.get(), Depth + 1); });
+      };
+  // YOLO's store-or-recompute choice: cheap arithmetic on values the record
+  // holds anyway or that can be rebuilt; a math call (exp, sin) only when
+  // its arguments can be rebuilt, so that it costs a call but no tape.
   auto Rematerializable = [&](BasicBlock &BB, Instruction &I) {
     const SmallPtrSet<Value *, 16> &N = Needed[recordKey(&BB)];
+    if (isScalarMathCall(I, &D.tli(Jvp)) && !isLinear(&I))
+      return llvm::all_of(I.operands(), [&](Use &U) {
+        return isa<Function>(U.get()) || Rebuildable(BB, U.get(), 0);
+      });
     return isRecomputedNotTaped(I) && llvm::all_of(I.operands(), [&](Use &U) {
-             return IsFree(BB, U.get()) || N.count(U.get());
+             return N.count(U.get()) || Rebuildable(BB, U.get(), 0);
            });
   };
   std::function<void(BasicBlock &, Value *)> Place = [&](BasicBlock &BB,
@@ -218,6 +243,8 @@ void Unzipper::finalizeRecordResiduals() {
                         << ": recomputed, cheap on values the record holds\n");
       Layout.Rematerialized.insert({&BB, V});
       for (Value *Op : I->operands()) {
+        if (isa<Function>(Op))
+          continue; // the callee of a recomputed math call
         if (IsFree(BB, Op))
           noteResidual(BB, Op); // static, counter-computed or constant
         else
