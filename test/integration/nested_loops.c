@@ -63,7 +63,8 @@ int main(void) {
   for (int i = 1; i <= n; i++)
     want -= i * sin(i * x);
   ad_deriv("d2 waves", d2waves(x, n), want, AD_FD(x, dwaves(x, n)), AD_TOL_D);
-  double want_calls = 0; // d2/dx2 sum v sin v at v = i x: i^2 (2 cos v - v sin v)
+  double want_calls =
+      0; // d2/dx2 sum v sin v at v = i x: i^2 (2 cos v - v sin v)
   for (int i = 1; i <= n; i++)
     want_calls += i * i * (2 * cos(i * x) - i * x * sin(i * x));
   ad_deriv("d2 calls", d2calls(x, n), want_calls, AD_FD(x, dcalls(x, n)),
