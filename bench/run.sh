@@ -36,7 +36,7 @@ fi
 
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
-  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat)
+  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat lstm)
 fi
 
 out="$(mktemp -d "${TMPDIR:-/tmp}/adpass-bench.XXXXXX")"
