@@ -51,6 +51,6 @@ int main(int argc, char **argv) {
     c.c[i] = bench_uniform(&seed, -1, 1);
   }
   bench_spec s = {"dot", "10^6", &c, run_primal, run_ad, run_hand,
-                  c.g_ad, c.g_hand, (size_t)c.n};
+                  c.g_ad, c.g_hand, (size_t)c.n, c.n, 0};
   return bench_row(&s);
 }

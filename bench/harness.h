@@ -8,8 +8,16 @@
  *   hand_grad   a hand-written gradient producing the same vector.
  *
  * bench_row() first checks that the two gradients agree, measures the tape
- * peak of one ADPass gradient call, then times all three and prints one
- * markdown table row on stdout (header: bench_print_header()).
+ * peak and the extra heap of one ADPass gradient call, then times all three
+ * and prints one markdown table row on stdout (header: bench_print_header()).
+ *
+ * Heap: a kernel is linked with -Wl,--wrap=malloc,--wrap=calloc,
+ * --wrap=realloc,--wrap=free,--wrap=posix_memalign,--wrap=aligned_alloc
+ * (bench/run.sh does), so that every allocation of the kernel's object and
+ * of the ADPass runtime goes through the counters below. Live bytes are
+ * malloc_usable_size of the live blocks: what the allocator really hands
+ * out. Allocations inside libc itself (stdio buffers) are not seen; none
+ * happens during a gradient call. Single-threaded, like the kernels.
  *
  * Timing follows the project's rules for a noisy machine: everything is a
  * ratio measured within one process run, and every number is a median.
@@ -38,6 +46,7 @@
 
 #include <ad.h>
 #include <ad_runtime.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -141,6 +150,72 @@ static void bench_measure(int count, bench_fn const *fns, void *ctx,
     median_ns[f] = bench_median(samples[f], reps);
 }
 
+/*--- Heap accounting (link with --wrap, see the file comment) -------------*/
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *ptr, size_t size);
+void __real_free(void *ptr);
+int __real_posix_memalign(void **out, size_t align, size_t size);
+void *__real_aligned_alloc(size_t align, size_t size);
+
+/* Signed: a block allocated inside libc and freed here would subtract bytes
+ * never added; the counts stay meaningful as differences. */
+static long long bench_heap_live, bench_heap_peak;
+
+static void bench_heap_add(void *p) {
+  if (!p)
+    return;
+  bench_heap_live += (long long)malloc_usable_size(p);
+  if (bench_heap_live > bench_heap_peak)
+    bench_heap_peak = bench_heap_live;
+}
+
+static void bench_heap_sub(void *p) {
+  if (p)
+    bench_heap_live -= (long long)malloc_usable_size(p);
+}
+
+void *__wrap_malloc(size_t size) {
+  void *p = __real_malloc(size);
+  bench_heap_add(p);
+  return p;
+}
+
+void *__wrap_calloc(size_t count, size_t size) {
+  void *p = __real_calloc(count, size);
+  bench_heap_add(p);
+  return p;
+}
+
+void *__wrap_realloc(void *ptr, size_t size) {
+  long long old = ptr ? (long long)malloc_usable_size(ptr) : 0;
+  void *p = __real_realloc(ptr, size);
+  if (p || size == 0) { /* moved, resized, or freed by realloc(ptr, 0) */
+    bench_heap_live -= old;
+    bench_heap_add(p);
+  }
+  return p;
+}
+
+void __wrap_free(void *ptr) {
+  bench_heap_sub(ptr);
+  __real_free(ptr);
+}
+
+int __wrap_posix_memalign(void **out, size_t align, size_t size) {
+  int rc = __real_posix_memalign(out, align, size);
+  if (rc == 0)
+    bench_heap_add(*out);
+  return rc;
+}
+
+void *__wrap_aligned_alloc(size_t align, size_t size) {
+  void *p = __real_aligned_alloc(align, size);
+  bench_heap_add(p);
+  return p;
+}
+
 /*--- Inputs --------------------------------------------------------------*/
 
 /* Hides a value from the optimiser, so that problem sizes are run-time
@@ -182,13 +257,16 @@ typedef struct {
   const double *ad_out;   /* gradient written by ad_grad */
   const double *hand_out; /* gradient written by hand_grad */
   size_t len;             /* components compared */
+  double elements;  /* what "per element" divides by: n, rows, steps, ... */
+  double hand_min;  /* bytes per element a hand-written adjoint must keep */
 } bench_spec;
 
 static void bench_print_header(void) {
   printf("| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal "
          "| hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) "
-         "| max rel err |\n");
-  printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+         "| extra heap (bytes) | held after (bytes) | B / elem "
+         "| hand min B / elem | max rel err |\n");
+  printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 }
 
 /* Max relative error of a against the reference b (see the file comment);
@@ -223,7 +301,7 @@ static int bench_row(const bench_spec *s) {
   if (!(err <= BENCH_TOL)) {
     printf("| %s | %s | FAIL: ADPass gradient differs from the hand-written "
            "one, max rel err %.2e at component %zu (ADPass %.17g, hand %.17g) "
-           "| | | | | | | |\n",
+           "| | | | | | | | | | | |\n",
            s->kernel, s->n, err, at, s->ad_out[at], s->hand_out[at]);
     fflush(stdout);
     fprintf(stderr, "bench %s: FAIL: max rel err %.3e > %.0e at %zu\n",
@@ -231,11 +309,18 @@ static int bench_row(const bench_spec *s) {
     return 1;
   }
 
-  /* Tape peak of exactly one gradient call, from an empty tape. */
+  /* Tape peak and extra heap of exactly one gradient call, from an empty
+   * tape with no cached chunks: what a program's first gradient costs. The
+   * heap counts the tape chunks, __ad_alloc arrays, shadows of blocks the
+   * function allocates, and the function's own scratch. */
   __ad_tape_release();
   __ad_tape_reset_peak();
   size_t before = __ad_tape_current_bytes();
+  long long heap_before = bench_heap_live;
+  bench_heap_peak = heap_before;
   s->ad_grad(s->ctx);
+  long long heap_extra = bench_heap_peak - heap_before;
+  long long heap_held = bench_heap_live - heap_before;
   size_t peak = __ad_tape_peak_bytes() - before;
   size_t after = __ad_tape_current_bytes();
   if (after != before)
@@ -249,9 +334,10 @@ static int bench_row(const bench_spec *s) {
   bench_measure(3, fns, s->ctx, t);
 
   printf("| %s | %s | %.1f | %.1f | **%.2f** | %.1f | %.2f | %.2f | %zu "
-         "| %.1e |\n",
+         "| %lld | %lld | %.3g | %.3g | %.1e |\n",
          s->kernel, s->n, t[0] * 1e-3, t[1] * 1e-3, t[1] / t[0], t[2] * 1e-3,
-         t[2] / t[0], t[1] / t[2], peak, err);
+         t[2] / t[0], t[1] / t[2], peak, heap_extra, heap_held,
+         (double)heap_extra / s->elements, s->hand_min, err);
   fflush(stdout);
   return 0;
 }
@@ -270,8 +356,10 @@ static inline int bench_wants_header(int argc, char **argv) {
  * gradient w.r.t. x and a hand-written gradient `void hand(x, g, n)`: the
  * context, the three timed callables, and main. Inputs are drawn uniformly
  * from [lo, hi] with the given seed. The ADPass call names f directly (a
- * marker must). size_label is how the table prints n. */
-#define BENCH_VECTOR_GRADIENT(f, hand, label, size, size_label, seed0, lo, hi) \
+ * marker must). size_label is how the table prints n; "per element" is per
+ * x_i; hand_min is the bytes per x_i a hand-written adjoint must keep. */
+#define BENCH_VECTOR_GRADIENT(f, hand, label, size, size_label, seed0, lo, hi, \
+                              hand_min)                                        \
   typedef struct {                                                             \
     int n;                                                                     \
     double *x, *g_ad, *g_hand;                                                 \
@@ -301,8 +389,9 @@ static inline int bench_wants_header(int argc, char **argv) {
     uint64_t seed = seed0;                                                     \
     for (int i = 0; i < c.n; ++i)                                              \
       c.x[i] = bench_uniform(&seed, lo, hi);                                   \
-    bench_spec s = {label, size_label, &c, run_primal, run_ad, run_hand,       \
-                    c.g_ad, c.g_hand, (size_t)c.n};                            \
+    bench_spec s = {label,     size_label, &c,     run_primal,                 \
+                    run_ad,    run_hand,   c.g_ad, c.g_hand,                   \
+                    (size_t)c.n, c.n,      hand_min};                          \
     return bench_row(&s);                                                      \
   }
 

@@ -29,4 +29,4 @@ void logsumexp_grad_hand(const double *x, double *g, int n) {
     g[i] *= r;
 }
 
-BENCH_VECTOR_GRADIENT(logsumexp, logsumexp_grad_hand, "logsumexp", 1000000, "10^6", 4, -10, 10)
+BENCH_VECTOR_GRADIENT(logsumexp, logsumexp_grad_hand, "logsumexp", 1000000, "10^6", 4, -10, 10, 0)

@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; ++i)
     c.x[i] = bench_uniform(&seed, -1, 1);
   bench_spec s = {"matvec_norm", "1000 (A: 1000×1000)", &c, run_primal, run_ad,
-                  run_hand, c.g_ad, c.g_hand, n};
+                  run_hand, c.g_ad, c.g_hand, n,
+                  (double)n * n, 0}; /* per element of A */
   return bench_row(&s);
 }

@@ -150,6 +150,7 @@ int main(int argc, char **argv) {
              .nsteps = bench_opaque_int(100000)};
   c.traj = bench_alloc(2 * (size_t)(c.nsteps + 1));
   bench_spec s = {"rk4 (Lotka-Volterra)", "10^5 steps", &c, run_primal,
-                  run_ad, run_hand, c.g_ad, c.g_hand, 6};
+                  run_ad, run_hand, c.g_ad, c.g_hand, 6,
+                  c.nsteps, 16}; /* per step; the state, 2 doubles */
   return bench_row(&s);
 }

@@ -22,4 +22,4 @@ void rosenbrock_grad_hand(const double *x, double *g, int n) {
   }
 }
 
-BENCH_VECTOR_GRADIENT(rosenbrock, rosenbrock_grad_hand, "rosenbrock", 1000000, "10^6", 3, -2, 2)
+BENCH_VECTOR_GRADIENT(rosenbrock, rosenbrock_grad_hand, "rosenbrock", 1000000, "10^6", 3, -2, 2, 0)

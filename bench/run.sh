@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds every benchmark kernel with clang-19 -O2 and the ADPass plugin and
 # runtime, runs them one after another, and prints one markdown table on
-# stdout. Compiler messages and diagnostics go to stderr.
+# stdout. Compiler messages and diagnostics go to stderr. Kernels are linked
+# with the allocator wrapped (--wrap, see bench/harness.h) so that each row
+# also gives the extra heap of one gradient call.
 #
 #   bench/run.sh                 all kernels
 #   bench/run.sh sumsq rk4       only these (file names without .c)
@@ -34,7 +36,7 @@ fi
 
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
-  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp)
+  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat lstm)
 fi
 
 out="$(mktemp -d "${TMPDIR:-/tmp}/adpass-bench.XXXXXX")"
@@ -50,23 +52,31 @@ trap 'rm -rf "$out"' EXIT
 } >&2
 
 # The same header as bench_print_header() in harness.h.
-echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | max rel err |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | extra heap (bytes) | held after (bytes) | B / elem | hand min B / elem | max rel err |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+
+# The heap counters of harness.h see every allocation of the kernel and of
+# the runtime archive.
+wrap="-Wl"
+for fn in malloc calloc realloc free posix_memalign aligned_alloc; do
+  wrap+=",--wrap=$fn"
+done
+empty="| | | | | | | | | | | |"
 
 failed=()
 for k in "${kernels[@]}"; do
   src="$here/$k.c"
   if [[ ! -f "$src" ]]; then
-    echo "| $k | | FAIL: no such kernel ($src) | | | | | | | |"
+    echo "| $k | | FAIL: no such kernel ($src) $empty"
     failed+=("$k (missing)")
     continue
   fi
   # Portable -O2 (no -march=native): the numbers hold for any x86-64.
   if ! "$cc" -O2 -fpass-plugin="$plugin" -I"$repo/include" -I"$here" \
-      "$src" "$runtime" -lm -o "$out/$k" 2>"$out/$k.log"; then
+      "$src" "$runtime" -lm "$wrap" -o "$out/$k" 2>"$out/$k.log"; then
     cat "$out/$k.log" >&2
     msg="$(grep -m1 'error:' "$out/$k.log" | sed "s|$here/||; s/|/\\\\|/g")"
-    echo "| $k | | FAIL: does not compile: ${msg:-see stderr} | | | | | | | |"
+    echo "| $k | | FAIL: does not compile: ${msg:-see stderr} $empty"
     failed+=("$k (compile)")
     continue
   fi
@@ -76,7 +86,7 @@ for k in "${kernels[@]}"; do
   if [[ $rc -ne 0 ]]; then
     # rc 1: the kernel printed its FAIL row itself. Anything else: a crash.
     if [[ $rc -ne 1 ]]; then
-      echo "| $k | | FAIL: exited with status $rc | | | | | | | |"
+      echo "| $k | | FAIL: exited with status $rc $empty"
     fi
     failed+=("$k (run, status $rc)")
   fi

@@ -13,4 +13,4 @@ void sumsq_grad_hand(const double *x, double *g, int n) {
     g[i] = 2 * x[i];
 }
 
-BENCH_VECTOR_GRADIENT(sumsq, sumsq_grad_hand, "sumsq", 1000000, "10^6", 1, -1, 1)
+BENCH_VECTOR_GRADIENT(sumsq, sumsq_grad_hand, "sumsq", 1000000, "10^6", 1, -1, 1, 0)
