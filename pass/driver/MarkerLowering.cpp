@@ -313,80 +313,121 @@ static bool usesRuntimeTape(Module &M, ArrayRef<Function *> Roots,
   return false;
 }
 
-static bool lowerGradient(Request &R, Differentiator &D) {
+/// The types of a gradient's parts: those of \p R's active parameters.
+static SmallVector<Type *, 8> gradientTypes(const Request &R) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
     if (R.Act.isActive(A.getArgNo()))
       GradTys.push_back(A.getType());
-  if (!checkResultType(*R.Marker, GradTys, D.diags()))
+  return GradTys;
+}
+
+/// Checks, before anything is built, that the marker can return a gradient
+/// of types \p GradTys and that f has one. False after reporting.
+static bool checkGradientRequest(const Request &R, ArrayRef<Type *> GradTys,
+                                 Diagnostics &Diags) {
+  if (!checkResultType(*R.Marker, GradTys, Diags))
     return false;
   if (R.Fn->getReturnType()->isAggregateType()) {
-    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
-                             displayName(*R.Fn) +
-                             "' returns a struct; a gradient needs a float or "
-                             "double result (or void, with output shadows)");
+    Diags.errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
+                         displayName(*R.Fn) +
+                         "' returns a struct; a gradient needs a float or "
+                         "double result (or void, with output shadows)");
     return false;
   }
-  auto G = D.getGradient(*R.Fn, R.Act, R.Marker);
-  if (!G)
-    return false;
-  auto &[U, Rev] = *G;
-  CallBase &Marker = *R.Marker;
-  Function &Caller = *Marker.getFunction();
-  IRBuilder<> B(&Marker);
-  // The tape holds the shadows of f's local arrays: in the caller's frame,
-  // a large one overflowed the stack (a 5.6 MB local array, or a few
-  // requests of 1 MB arrays at -O0, where each gets its own tape). Large
-  // tapes live on the heap for the request.
-  Module &M = D.module();
-  uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(U.Tape);
-  bool TapeOnHeap = TapeBytes > MaxStackTapeBytes;
-  Value *Tape;
-  if (TapeOnHeap) {
+  return true;
+}
+
+namespace {
+/// Where a request keeps f.fwd's tape for f.rev.
+struct RequestTape {
+  Value *Ptr;
+  bool OnHeap;
+};
+} // namespace
+
+/// The tape holds the shadows of f's local arrays: in the caller's frame,
+/// a large one overflowed the stack (a 5.6 MB local array, or a few
+/// requests of 1 MB arrays at -O0, where each gets its own tape). Large
+/// tapes live on the heap for the request (malloc'd at \p B); others are a
+/// local of the caller.
+static RequestTape allocateTape(IRBuilder<> &B, Type *TapeTy, Module &M) {
+  uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(TapeTy);
+  if (TapeBytes > MaxStackTapeBytes) {
     Type *Ptr = B.getPtrTy(),
          *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
     FunctionCallee Malloc = M.getOrInsertFunction("malloc", Ptr, SizeTy);
-    Tape =
-        B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape");
-  } else {
-    IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
-    Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
+    return {
+        B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape"),
+        true};
   }
+  Function &Caller = *B.GetInsertBlock()->getParent();
+  IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
+  return {Entry.CreateAlloca(TapeTy, nullptr, "ad.tape"), false};
+}
 
-  SmallSetVector<GlobalVariable *, 4> Shadows =
-      globalShadowsUsedBy({U.Fwd, Rev}, D);
-  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
+/// Ends the tape's life at \p B, once f.rev has read it.
+static void releaseTape(IRBuilder<> &B, const RequestTape &Tape, Module &M) {
+  if (Tape.OnHeap)
+    B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
+                 {Tape.Ptr});
+  else
+    B.CreateLifetimeEnd(Tape.Ptr);
+}
+
+/// Calls f.fwd, which fills \p Tape, then f.rev with a seed of 1 for f's
+/// result; returns f.rev's call, the cotangents of the active parameters.
+/// The global shadows f.fwd wrote (\p Shadows) are cleared in between.
+static CallInst *callForwardThenReverse(IRBuilder<> &B, const Request &R,
+                                        Function *Fwd, Function *Rev,
+                                        Value *Tape,
+                                        ArrayRef<GlobalVariable *> Shadows,
+                                        Differentiator &D) {
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
-  if (!TapeOnHeap)
-    B.CreateLifetimeStart(Tape);
   // f.rev frees the shadow of memory f freed where it reaches the memory's
   // allocation. A shadow it cannot, because f freed memory the caller
   // passed in, is a run-time error when the request ends.
   Value *FreesMark = emitShadowFreesBegin(B);
-  B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
-  zeroGlobalShadows(B, Shadows.getArrayRef(), D);
+  B.CreateCall(Fwd, FwdArgs)->setDebugLoc(R.Marker->getDebugLoc());
+  zeroGlobalShadows(B, Shadows, D);
   SmallVector<Value *, 2> RevArgs{Tape};
   if (Rev->arg_size() > 1)
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
   CallInst *Cts = B.CreateCall(Rev, RevArgs);
-  Cts->setDebugLoc(Marker.getDebugLoc());
+  Cts->setDebugLoc(R.Marker->getDebugLoc());
   if (FreesMark)
     emitShadowFreesEnd(B, FreesMark);
-  if (usesRuntimeTape(M, {U.Fwd, Rev}, D.rules()))
+  if (usesRuntimeTape(D.module(), {Fwd, Rev}, D.rules()))
     emitTapeTrim(B);
-  if (TapeOnHeap)
-    B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
-                 {Tape});
-  else
-    B.CreateLifetimeEnd(Tape);
+  return Cts;
+}
+
+static bool lowerGradient(Request &R, Differentiator &D) {
+  SmallVector<Type *, 8> GradTys = gradientTypes(R);
+  if (!checkGradientRequest(R, GradTys, D.diags()))
+    return false;
+  auto G = D.getGradient(*R.Fn, R.Act, R.Marker);
+  if (!G)
+    return false;
+  auto &[U, Rev] = *G;
+  IRBuilder<> B(R.Marker);
+  RequestTape Tape = allocateTape(B, U.Tape, D.module());
+  SmallSetVector<GlobalVariable *, 4> Shadows =
+      globalShadowsUsedBy({U.Fwd, Rev}, D);
+  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
+  if (!Tape.OnHeap)
+    B.CreateLifetimeStart(Tape.Ptr);
+  CallInst *Cts = callForwardThenReverse(B, R, U.Fwd, Rev, Tape.Ptr,
+                                         Shadows.getArrayRef(), D);
+  releaseTape(B, Tape, D.module());
 
   SmallVector<Value *, 8> Grads;
   for (unsigned K = 0; K < GradTys.size(); ++K)
     Grads.push_back(GradTys.size() == 1 ? static_cast<Value *>(Cts)
                                         : B.CreateExtractValue(Cts, K));
-  emitResult(Marker, Grads);
+  emitResult(*R.Marker, Grads);
   ++NumGradients;
   return true;
 }
@@ -423,6 +464,27 @@ static Value *withResultIntegers(IRBuilderBase &B, Value *Tangent,
   return Tangent;
 }
 
+/// For f returning a struct in memory: f.jvp writes the result to a new
+/// local of the caller and its tangent to a second, its shadow, which
+/// starts at zero (set at \p B) and becomes the marker's result. Makes
+/// them \p R's first argument and first extra; returns the tangent's.
+static AllocaInst *makeResultLocals(IRBuilder<> &B, Request &R,
+                                    const DataLayout &DL) {
+  IRBuilder<> EB(&*R.Marker->getFunction()->getEntryBlock().begin());
+  Align A = R.Fn->getParamAlign(0).valueOrOne();
+  AllocaInst *Result =
+      EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.value");
+  AllocaInst *ResultTangent =
+      EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.tangent");
+  Result->setAlignment(A);
+  ResultTangent->setAlignment(A);
+  B.CreateMemSet(ResultTangent, B.getInt8(0),
+                 DL.getTypeAllocSize(R.ResultInMemory), A);
+  R.Args[0] = Result;
+  R.Extras[0] = ResultTangent;
+  return ResultTangent;
+}
+
 static bool lowerDerivative(Request &R, Differentiator &D) {
   Type *RetTy = R.ResultInMemory ? R.ResultInMemory : R.Fn->getReturnType();
   bool HasTangent = isDifferentiableType(RetTy);
@@ -442,24 +504,9 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   if (!Jvp)
     return false;
   IRBuilder<> B(R.Marker);
-  AllocaInst *ResultTangent = nullptr;
-  if (R.ResultInMemory) {
-    // f.jvp writes the result to the first local and its tangent to the
-    // second, its shadow, which starts at zero: the marker's result.
-    IRBuilder<> EB(&*R.Marker->getFunction()->getEntryBlock().begin());
-    Align A = R.Fn->getParamAlign(0).valueOrOne();
-    AllocaInst *Result =
-        EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.value");
-    ResultTangent =
-        EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.tangent");
-    Result->setAlignment(A);
-    ResultTangent->setAlignment(A);
-    const DataLayout &DL = D.module().getDataLayout();
-    B.CreateMemSet(ResultTangent, B.getInt8(0),
-                   DL.getTypeAllocSize(R.ResultInMemory), A);
-    R.Args[0] = Result;
-    R.Extras[0] = ResultTangent;
-  }
+  AllocaInst *ResultTangent =
+      R.ResultInMemory ? makeResultLocals(B, R, D.module().getDataLayout())
+                       : nullptr;
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
   SmallSetVector<GlobalVariable *, 4> Shadows = globalShadowsUsedBy({Jvp}, D);
@@ -494,50 +541,60 @@ static void eraseUnusedGenerated(Module &M) {
   }
 }
 
+/// The nesting level of each of \p Markers (Activity::level): 0 when the
+/// code its request differentiates reaches no other marker, otherwise one
+/// more than the deepest level it reaches. A cycle gets some levels and is
+/// reported when the inner marker is met.
+static SmallVector<unsigned, 8> nestingLevels(Module &M,
+                                              ArrayRef<CallBase *> Markers,
+                                              const CustomRules &Rules) {
+  size_t N = Markers.size();
+  SmallVector<unsigned, 8> Level(N, 0);
+  SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
+  for (CallBase *Marker : Markers) {
+    SmallVector<Function *, 1> Roots;
+    if (Function *F = requestedFunction(*Marker))
+      Roots.push_back(F);
+    ReachOf.push_back(reachableFunctions(M, Roots, Rules));
+  }
+  // Depth first; marking on entry makes a cycle stop where it closes.
+  SmallVector<bool, 8> Visited(N, false);
+  std::function<void(size_t)> Visit = [&](size_t I) {
+    if (Visited[I])
+      return;
+    Visited[I] = true;
+    for (size_t J = 0; J < N; ++J)
+      if (J != I && ReachOf[I].count(Markers[J]->getFunction())) {
+        Visit(J);
+        Level[I] = std::max(Level[I], Level[J] + 1);
+      }
+  };
+  for (size_t I = 0; I < N; ++I)
+    Visit(I);
+  return Level;
+}
+
 /// A request differentiates its function and everything that reaches, so
 /// a marker inside that code (a second derivative: the gradient of a
 /// function that itself asks for a gradient) must already be derived code
 /// when the request reads it. Gives each of \p Markers its nesting level
-/// (Activity::level): 0 when its code reaches no other marker, otherwise
-/// one more than the deepest level it reaches. Orders them by level, so
-/// that inner requests come first and a level's active globals are
-/// decided when all the code it differentiates exists, and within a level
-/// as they are (program order). A cycle gets some order and is reported
-/// when the inner marker is met. \p Reach is what all the requests reach
-/// together: when it holds no marker, nothing is nested.
+/// and orders them by level, so that inner requests come first and a
+/// level's active globals are decided when all the code it differentiates
+/// exists, and within a level as they are (program order). \p Reach is
+/// what all the requests reach together: when it holds no marker, nothing
+/// is nested.
 static SmallVector<std::pair<CallBase *, unsigned>, 8>
 byNestingLevel(Module &M, ArrayRef<CallBase *> Markers,
                const SmallPtrSetImpl<const Function *> &Reach,
                const CustomRules &Rules) {
-  size_t N = Markers.size();
-  SmallVector<unsigned, 8> Level(N, 0);
-  if (llvm::any_of(Markers, [&](CallBase *Marker) {
-        return Reach.count(Marker->getFunction());
-      })) {
-    SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
-    for (CallBase *Marker : Markers) {
-      SmallVector<Function *, 1> Roots;
-      if (Function *F = requestedFunction(*Marker))
-        Roots.push_back(F);
-      ReachOf.push_back(reachableFunctions(M, Roots, Rules));
-    }
-    // Depth first; marking on entry makes a cycle stop where it closes.
-    SmallVector<bool, 8> Visited(N, false);
-    std::function<void(size_t)> Visit = [&](size_t I) {
-      if (Visited[I])
-        return;
-      Visited[I] = true;
-      for (size_t J = 0; J < N; ++J)
-        if (J != I && ReachOf[I].count(Markers[J]->getFunction())) {
-          Visit(J);
-          Level[I] = std::max(Level[I], Level[J] + 1);
-        }
-    };
-    for (size_t I = 0; I < N; ++I)
-      Visit(I);
-  }
+  bool Nested = llvm::any_of(Markers, [&](CallBase *Marker) {
+    return Reach.count(Marker->getFunction());
+  });
+  SmallVector<unsigned, 8> Level =
+      Nested ? nestingLevels(M, Markers, Rules)
+             : SmallVector<unsigned, 8>(Markers.size(), 0);
   SmallVector<std::pair<CallBase *, unsigned>, 8> Order;
-  for (size_t I = 0; I < N; ++I)
+  for (size_t I = 0; I < Markers.size(); ++I)
     Order.push_back({Markers[I], Level[I]});
   llvm::stable_sort(
       Order, [](const auto &A, const auto &B) { return A.second < B.second; });
@@ -592,45 +649,42 @@ calledOnlyByRequests(const Function &F,
   return true;
 }
 
-SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
-  SmallVector<CallBase *, 8> Markers = findMarkers(M);
-  SmallSetVector<Function *, 8> Callers;
-  if (Markers.empty())
-    return Callers;
-  for (CallBase *Marker : Markers)
-    Callers.insert(Marker->getFunction());
-  SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
+/// Tells \p D which requested functions are called only by requests
+/// (calledOnlyByRequests), given what the requests reach (\p Reach).
+static void noteFunctionsCalledOnlyByRequests(
+    ArrayRef<CallBase *> Markers,
+    const SmallPtrSetImpl<const Function *> &Reach, Differentiator &D) {
   SmallPtrSet<const Function *, 8> OnlyRequested;
   for (CallBase *Marker : Markers)
     if (Function *F = requestedFunction(*Marker);
         F && calledOnlyByRequests(*F, Reach))
       OnlyRequested.insert(F);
   D.setCalledOnlyByRequests(std::move(OnlyRequested));
-  SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
-      byNestingLevel(M, Markers, Reach, D.rules());
-  // Forward mode calls f.jvp itself; reverse mode only unzips it.
-  D.setJvpsDisposable(llvm::all_of(
-      Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
-  unsigned CurrentLevel = 0;
-  for (auto [Marker, Level] : Order) {
-    if (Level != CurrentLevel)
-      findActiveGlobalsOfLevel(M, Order, CurrentLevel = Level, D);
-    if (auto *II = dyn_cast<InvokeInst>(Marker))
-      Marker = changeToCall(II);
-    D.diags().setRequest(Marker);
-    D.beginRequest();
-    std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
-    if (R)
-      R->Act = R->Act.atLevel(Level);
-    D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
-    bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
-    D.endRequest(Ok);
-    if (!Ok && !Marker->getType()->isVoidTy())
-      Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
-    Marker->eraseFromParent();
-  }
-  D.diags().setRequest(nullptr);
-  // The markers' declarations and the activity tags are gone from the code.
+}
+
+/// Replaces \p Marker, a request of nesting level \p Level, by derivative
+/// code, or reports why it cannot. Either way the marker is gone.
+static void lowerRequest(Module &M, CallBase *Marker, unsigned Level,
+                         Differentiator &D) {
+  if (auto *II = dyn_cast<InvokeInst>(Marker))
+    Marker = changeToCall(II);
+  D.diags().setRequest(Marker);
+  D.beginRequest();
+  std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
+  if (R)
+    R->Act = R->Act.atLevel(Level);
+  D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
+  bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
+  D.endRequest(Ok);
+  if (!Ok && !Marker->getType()->isVoidTy())
+    Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
+  Marker->eraseFromParent();
+}
+
+/// Once every request is lowered: erases what only the requests used (the
+/// markers' declarations, the activity tags, the rule registrations,
+/// generated functions nobody calls) and finishes the JVPs left.
+static void eraseRequestLeftovers(Module &M, Differentiator &D) {
   for (Function &F : make_early_inc_range(M))
     if (isMarker(F) && F.use_empty())
       F.eraseFromParent();
@@ -647,6 +701,30 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
       D.diags().internalError(nullptr, "'" + F.getName() +
                                            "' is still called after its "
                                            "body moved into f.fwd");
+}
+
+SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
+  SmallVector<CallBase *, 8> Markers = findMarkers(M);
+  SmallSetVector<Function *, 8> Callers;
+  if (Markers.empty())
+    return Callers;
+  for (CallBase *Marker : Markers)
+    Callers.insert(Marker->getFunction());
+  SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
+  noteFunctionsCalledOnlyByRequests(Markers, Reach, D);
+  SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
+      byNestingLevel(M, Markers, Reach, D.rules());
+  // Forward mode calls f.jvp itself; reverse mode only unzips it.
+  D.setJvpsDisposable(llvm::all_of(
+      Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
+  unsigned CurrentLevel = 0;
+  for (auto [Marker, Level] : Order) {
+    if (Level != CurrentLevel)
+      findActiveGlobalsOfLevel(M, Order, CurrentLevel = Level, D);
+    lowerRequest(M, Marker, Level, D);
+  }
+  D.diags().setRequest(nullptr);
+  eraseRequestLeftovers(M, D);
   return Callers;
 }
 
