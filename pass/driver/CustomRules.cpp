@@ -211,14 +211,30 @@ static std::string explainNonLinearity(StringRef Reason,
   return ("it is not linear in its tangents (" + Reason + ")").str();
 }
 
-Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
-                         Differentiator &D, const Instruction *CallSite) {
-  Diagnostics &Diags = D.diags();
+namespace {
+/// What stands for the tangents of f_jvp's parameters in f.jvp.
+struct RuleTangents {
+  /// f.jvp's tangent parameters of the active float/double parameters.
+  SmallVector<Argument *, 4> Tangents;
+  /// Zero tangents: placeholders for those of constant parameters, then
+  /// the loads of tangents through AD_CONST memory (tangentSeeds).
+  SmallVector<Instruction *, 2> ZeroTangents;
+  /// Shadows of pointer parameters; for a pointer without one (AD_CONST),
+  /// a placeholder through which every read is a zero tangent.
+  SmallVector<Value *, 2> Shadows;
+  /// Those placeholders.
+  SmallVector<Instruction *, 2> NoShadows;
+};
+} // namespace
+
+/// Checks that \p UserJvp, f_jvp of AD_CUSTOM_JVP(f, f_jvp) for \p F, has
+/// the signature of a forward rule and a body here. False after reporting
+/// at \p CallSite.
+static bool checkRuleSignature(Function &F, Function &UserJvp,
+                               const Instruction &CallSite,
+                               Diagnostics &Diags) {
   std::string Names =
       "AD_CUSTOM_JVP(" + displayName(F) + ", " + displayName(UserJvp) + ")";
-  // How the errors about the rule's body name it.
-  std::string Rule = "the custom JVP '" + displayName(UserJvp) + "' of '" +
-                     displayName(F) + "'";
   // f_jvp(x..., dx for each float/double or pointer parameter) -> tangent
   // of f's result
   SmallVector<Type *, 8> Want(F.getFunctionType()->params());
@@ -229,60 +245,62 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
   if (UT->isVarArg() || UT->params() != ArrayRef<Type *>(Want) ||
       UT->getReturnType() != F.getReturnType() ||
       !isDifferentiableType(F.getReturnType())) {
-    Diags.errorAt(*CallSite,
+    Diags.errorAt(CallSite,
                   Names + ": the JVP must take the function's parameters, "
                           "then one tangent per float/double or pointer "
                           "parameter (same types, same order; a pointer's "
                           "points to the tangents of what it points to), and "
                           "return the tangent of its float/double result");
-    return nullptr;
+    return false;
   }
   if (UserJvp.isDeclaration()) {
-    Diags.errorAt(*CallSite, Names + ": the body of '" + displayName(UserJvp) +
-                                 "' must be visible in this translation unit");
-    return nullptr;
+    Diags.errorAt(CallSite, Names + ": the body of '" + displayName(UserJvp) +
+                                "' must be visible in this translation unit");
+    return false;
   }
-  Function *Src = D.prepare(UserJvp);
-  if (!Src)
-    return nullptr;
+  return true;
+}
 
-  // J(x..., dx for the active parameters): f's result from f itself, its
-  // tangent from f_jvp's body, inlined.
+/// An empty f.jvp for activity \p A: J(x..., dx for the active
+/// parameters), returning f's result and its tangent.
+static Function *createJvpDeclaration(Function &F, const Activity &A) {
   SmallVector<Type *, 8> Params(F.getFunctionType()->params());
   for (Argument &P : F.args())
     if (A.hasDerivative(P.getArgNo()))
       Params.push_back(P.getType());
-  Function *J = Function::Create(
+  return Function::Create(
       FunctionType::get(jvpReturnType(F.getReturnType()), Params, false),
       GlobalValue::InternalLinkage, derivedName(F, "jvp", A), F.getParent());
-  ValueToValueMapTy VMap;
-  SmallVector<Argument *, 4> Tangents;
-  SmallVector<Instruction *, 2> ZeroTangents;
-  // Shadows of pointer parameters; for a pointer without one (AD_CONST),
-  // a placeholder through which every read is a zero tangent.
-  SmallVector<Value *, 2> Shadows;
-  SmallVector<Instruction *, 2> NoShadows;
+}
+
+/// Maps the parameters of \p Src (f_jvp, prepared) to those of \p J in
+/// \p VMap: f's own one to one, and each tangent of f_jvp to J's tangent
+/// when \p A gives the parameter one, otherwise to a placeholder.
+static RuleTangents mapRuleParameters(Function &F, const Activity &A,
+                                      Function &Src, Function &J,
+                                      ValueToValueMapTy &VMap) {
+  RuleTangents RT;
   unsigned NextTangent = F.arg_size(), SrcTangent = F.arg_size();
   for (Argument &P : F.args()) {
-    VMap[Src->getArg(P.getArgNo())] = J->getArg(P.getArgNo());
-    J->getArg(P.getArgNo())->setName(Src->getArg(P.getArgNo())->getName());
+    VMap[Src.getArg(P.getArgNo())] = J.getArg(P.getArgNo());
+    J.getArg(P.getArgNo())->setName(Src.getArg(P.getArgNo())->getName());
     if (!hasCustomTangent(P))
       continue;
-    Argument *SrcT = Src->getArg(SrcTangent++);
+    Argument *SrcT = Src.getArg(SrcTangent++);
     if (A.hasDerivative(P.getArgNo())) {
-      Argument *T = J->getArg(NextTangent++);
+      Argument *T = J.getArg(NextTangent++);
       T->setName(SrcT->getName());
       VMap[SrcT] = T;
       if (P.getType()->isPointerTy())
-        Shadows.push_back(T);
+        RT.Shadows.push_back(T);
       else
-        Tangents.push_back(T);
+        RT.Tangents.push_back(T);
     } else if (P.getType()->isPointerTy()) {
       auto *None = new FreezeInst(
           ConstantPointerNull::get(cast<PointerType>(P.getType())),
           SrcT->getName() + ".none");
-      NoShadows.push_back(None);
-      Shadows.push_back(None);
+      RT.NoShadows.push_back(None);
+      RT.Shadows.push_back(None);
       VMap[SrcT] = None;
     } else {
       // A constant parameter's tangent is zero. A placeholder stands for it
@@ -290,40 +308,58 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
       auto *Zero = UnaryOperator::Create(
           Instruction::FNeg, ConstantFP::getNegativeZero(P.getType()),
           SrcT->getName() + ".zero");
-      ZeroTangents.push_back(Zero);
+      RT.ZeroTangents.push_back(Zero);
       VMap[SrcT] = Zero;
     }
   }
-  SmallVector<ReturnInst *, 4> Returns;
-  CloneFunctionInto(J, Src, VMap, CloneFunctionChangeType::GlobalChanges,
-                    Returns);
-  D.erase(*Src);
-  copyPrimalAttributes(*J, F, F.arg_size(), /*WritesTape=*/false);
-  J->setLinkage(GlobalValue::InternalLinkage);
-  tagDerived(*J, DerivedKind::Jvp, F, A);
-  D.noteGenerated(J);
+  return RT;
+}
 
-  for (Instruction *Z : ZeroTangents)
-    Z->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
-  for (Instruction *None : NoShadows)
-    None->insertBefore(J->getEntryBlock().getFirstNonPHIIt());
-  // Tangents read through a pointer's shadow are tangents too; its
-  // addresses are not (they stay out of the linear marks, as the shadow
-  // addresses Linearize computes do).
+/// Moves f_jvp's body (\p Src, then erased) into \p J, a derived function
+/// of \p F, with the placeholders of \p RT at its entry. Returns J's
+/// returns.
+static SmallVector<ReturnInst *, 4>
+cloneRuleBody(Function &F, const Activity &A, Function &Src, Function &J,
+              ValueToValueMapTy &VMap, const RuleTangents &RT,
+              Differentiator &D) {
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(&J, &Src, VMap, CloneFunctionChangeType::GlobalChanges,
+                    Returns);
+  D.erase(Src);
+  copyPrimalAttributes(J, F, F.arg_size(), /*WritesTape=*/false);
+  J.setLinkage(GlobalValue::InternalLinkage);
+  tagDerived(J, DerivedKind::Jvp, F, A);
+  D.noteGenerated(&J);
+
+  for (Instruction *Z : RT.ZeroTangents)
+    Z->insertBefore(J.getEntryBlock().getFirstNonPHIIt());
+  for (Instruction *None : RT.NoShadows)
+    None->insertBefore(J.getEntryBlock().getFirstNonPHIIt());
+  return Returns;
+}
+
+/// The values the tangents of f.jvp start from, into \p Seeds, and the
+/// addresses computed from the shadows, into \p Addresses. Tangents read
+/// through a pointer's shadow are tangents too; its addresses are not
+/// (they stay out of the linear marks, as the shadow addresses Linearize
+/// computes do). Reads through AD_CONST memory join \p RT's zero tangents.
+/// False after reporting a shadow used otherwise than to read through it.
+static bool tangentSeeds(RuleTangents &RT, StringRef Rule, Diagnostics &Diags,
+                         SmallVectorImpl<Value *> &Seeds,
+                         SmallPtrSet<Value *, 16> &Addresses) {
   SmallVector<LoadInst *, 8> TangentLoads;
   const Instruction *BadUse = nullptr;
-  SmallPtrSet<Value *, 16> Addresses =
-      tangentAddresses(Shadows, TangentLoads, BadUse);
+  Addresses = tangentAddresses(RT.Shadows, TangentLoads, BadUse);
   if (BadUse) {
     Diags.errorAt(*BadUse, Rule + " is not linear in its tangent arguments: "
                                   "it uses a tangent pointer other than to "
                                   "read tangents through it (a store through "
                                   "it, a comparison, passing it to a "
                                   "function)");
-    return nullptr;
+    return false;
   }
-  SmallVector<Value *, 4> Seeds(Tangents.begin(), Tangents.end());
-  Seeds.append(ZeroTangents.begin(), ZeroTangents.end());
+  Seeds.append(RT.Tangents.begin(), RT.Tangents.end());
+  Seeds.append(RT.ZeroTangents.begin(), RT.ZeroTangents.end());
   for (LoadInst *LI : TangentLoads) {
     Seeds.push_back(LI);
     // Through AD_CONST memory: a zero tangent. A choice between that and
@@ -331,53 +367,103 @@ Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
     SmallVector<const Value *, 4> Objects;
     getUnderlyingObjects(LI->getPointerOperand(), Objects);
     unsigned Placeholders = llvm::count_if(Objects, [&](const Value *O) {
-      return llvm::is_contained(NoShadows, O);
+      return llvm::is_contained(RT.NoShadows, O);
     });
     if (Placeholders == Objects.size()) {
-      ZeroTangents.push_back(LI);
+      RT.ZeroTangents.push_back(LI);
     } else if (Placeholders) {
       Diags.errorAt(*LI, Rule + " reads tangents through a choice between a "
                                 "pointer passed without derivatives (AD_CONST) "
                                 "and one passed with them: not supported");
-      return nullptr;
+      return false;
     }
   }
-  splitFusedMultiplyAdds(*J, Seeds);
-  SmallPtrSet<Value *, 32> Dep = tangentDependent(*J, Seeds);
-  for (Instruction &I : instructions(*J))
+  return true;
+}
+
+/// Marks linear every instruction of \p J that depends on \p Seeds.
+static void markTangentCodeLinear(Function &J, ArrayRef<Value *> Seeds) {
+  splitFusedMultiplyAdds(J, Seeds);
+  SmallPtrSet<Value *, 32> Dep = tangentDependent(J, Seeds);
+  for (Instruction &I : instructions(J))
     if (Dep.count(&I) && !isa<ReturnInst>(I))
       markLinear(&I);
-  IRBuilder<> B(&*J->getEntryBlock().getFirstInsertionPt());
+}
+
+/// f_jvp returns the tangent only: \p J returns f's result, from a call of
+/// \p F at its entry, with it at each of \p Returns.
+static void returnResultWithTangent(Function &J, Function &F,
+                                    ArrayRef<ReturnInst *> Returns) {
+  IRBuilder<> B(&*J.getEntryBlock().getFirstInsertionPt());
   SmallVector<Value *, 8> Args;
   for (unsigned K = 0; K < F.arg_size(); ++K)
-    Args.push_back(J->getArg(K));
+    Args.push_back(J.getArg(K));
   CallInst *Y = B.CreateCall(&F, Args, "y");
   Y->setCallingConv(F.getCallingConv());
-  if (J->getSubprogram())
-    Y->setDebugLoc(DILocation::get(
-        J->getContext(), J->getSubprogram()->getLine(), 0, J->getSubprogram()));
+  if (J.getSubprogram())
+    Y->setDebugLoc(DILocation::get(J.getContext(), J.getSubprogram()->getLine(),
+                                   0, J.getSubprogram()));
   for (ReturnInst *Ret : Returns)
     packJvpReturn(*Ret, Y, Ret->getReturnValue());
+}
 
+/// Checks that \p J is linear in its tangents; false after reporting at
+/// the offending instruction, or at \p CallSite.
+static bool checkRuleLinear(Function &J, StringRef Rule,
+                            const Instruction &CallSite, Diagnostics &Diags) {
   std::string Reason;
   const Instruction *Bad = nullptr;
-  if (!verifyLinearFunction(*J, Reason, &Bad)) {
-    std::string Msg = Rule + " is not linear in its tangent arguments: " +
-                      explainNonLinearity(Reason, Bad);
-    if (Bad)
-      Diags.errorAt(*Bad, Msg);
-    else
-      Diags.errorAt(*CallSite, Msg);
-    return nullptr;
-  }
-  foldZeroTangents(*J, ZeroTangents);
-  // The placeholders and the addresses computed from them, now unread.
+  if (verifyLinearFunction(J, Reason, &Bad))
+    return true;
+  std::string Msg = Rule.str() + " is not linear in its tangent arguments: " +
+                    explainNonLinearity(Reason, Bad);
+  if (Bad)
+    Diags.errorAt(*Bad, Msg);
+  else
+    Diags.errorAt(CallSite, Msg);
+  return false;
+}
+
+/// Once \p J is checked: folds the zero tangents and deletes the
+/// placeholders and the \p Addresses computed from them, now unread.
+static void removeZeroTangents(Function &J, const RuleTangents &RT,
+                               const SmallPtrSetImpl<Value *> &Addresses) {
+  foldZeroTangents(J, RT.ZeroTangents);
   SmallVector<WeakTrackingVH, 8> Unread;
   for (Value *V : Addresses)
     if (auto *I = dyn_cast<Instruction>(V);
-        I && llvm::is_contained(NoShadows, getUnderlyingObject(I)))
+        I && llvm::is_contained(RT.NoShadows, getUnderlyingObject(I)))
       Unread.push_back(I);
   RecursivelyDeleteTriviallyDeadInstructionsPermissive(Unread);
+}
+
+Function *buildCustomJvp(Function &F, const Activity &A, Function &UserJvp,
+                         Differentiator &D, const Instruction *CallSite) {
+  Diagnostics &Diags = D.diags();
+  if (!checkRuleSignature(F, UserJvp, *CallSite, Diags))
+    return nullptr;
+  Function *Src = D.prepare(UserJvp);
+  if (!Src)
+    return nullptr;
+  // f's result from f itself, its tangent from f_jvp's body, inlined.
+  Function *J = createJvpDeclaration(F, A);
+  ValueToValueMapTy VMap;
+  RuleTangents RT = mapRuleParameters(F, A, *Src, *J, VMap);
+  SmallVector<ReturnInst *, 4> Returns =
+      cloneRuleBody(F, A, *Src, *J, VMap, RT, D);
+
+  // How the errors about the rule's body name it.
+  std::string Rule = "the custom JVP '" + displayName(UserJvp) + "' of '" +
+                     displayName(F) + "'";
+  SmallVector<Value *, 4> Seeds;
+  SmallPtrSet<Value *, 16> Addresses;
+  if (!tangentSeeds(RT, Rule, Diags, Seeds, Addresses))
+    return nullptr;
+  markTangentCodeLinear(*J, Seeds);
+  returnResultWithTangent(*J, F, Returns);
+  if (!checkRuleLinear(*J, Rule, *CallSite, Diags))
+    return nullptr;
+  removeZeroTangents(*J, RT, Addresses);
   return J;
 }
 

@@ -27,24 +27,6 @@ STATISTIC(NumDerivatives, "Number of __ad_derivative requests lowered");
 
 namespace ad {
 
-static constexpr StringLiteral GradientPrefix = "__ad_gradient";
-static constexpr StringLiteral DerivativePrefix = "__ad_derivative";
-static constexpr StringLiteral ConstTag = "__ad_const_tag";
-static constexpr StringLiteral DupTag = "__ad_dup_tag";
-
-static bool isMarkerName(StringRef Name) {
-  return Name.starts_with(GradientPrefix) || Name.starts_with(DerivativePrefix);
-}
-
-static bool isMarker(const Function &F) {
-  return F.isDeclaration() && isMarkerName(F.getName());
-}
-
-/// A reverse-mode request (__ad_gradient*); the others are forward mode.
-static bool isGradientMarker(const CallBase &Marker) {
-  return Marker.getCalledFunction()->getName().starts_with(GradientPrefix);
-}
-
 /// A variant declared in C++ without extern "C" (g2 __ad_gradient_2(...)
 /// AD_MARKER;) has a mangled name; it gets its plain name back, which is
 /// how requests are recognised (it was left to clang's "compile with
@@ -66,63 +48,6 @@ static void unmangleMarkerName(Function &F) {
   std::free(Base);
   if (Global && isMarkerName(Name) && !F.getParent()->getNamedValue(Name))
     F.setName(Name);
-}
-
-/// Set on a forward-mode marker's argument that is the real half of a
-/// complex number passed whole (the next argument is its imaginary half).
-static constexpr const char *WholeComplexAttr = "ad-whole-complex";
-
-/// Whether \p Re and \p Im, consecutive arguments of a call, are the two
-/// halves of one `_Complex double` passed by value, as clang emits it
-/// before any optimisation: the halves loaded one right after the other
-/// from fields 0 and 1 of one `{ double, double }`. `creal(z), cimag(z)`
-/// loads each half along with the other, so its two arguments are not
-/// next to each other.
-static bool areComplexHalves(Value *Re, Value *Im) {
-  auto *LRe = dyn_cast<LoadInst>(Re), *LIm = dyn_cast<LoadInst>(Im);
-  if (!LRe || !LIm)
-    return false;
-  auto *GRe = dyn_cast<GetElementPtrInst>(LRe->getPointerOperand());
-  auto *GIm = dyn_cast<GetElementPtrInst>(LIm->getPointerOperand());
-  if (!GRe || !GIm || LRe->getNextNode() != GIm || GIm->getNextNode() != LIm ||
-      GRe->getPointerOperand() != GIm->getPointerOperand() ||
-      GRe->getSourceElementType() != GIm->getSourceElementType())
-    return false;
-  // clang's complex types are the literal struct of two equal FP fields;
-  // C structs are named types.
-  auto *ST = dyn_cast<StructType>(GRe->getSourceElementType());
-  if (!ST || !ST->isLiteral() || ST->getNumElements() != 2 ||
-      !ST->getElementType(0)->isFloatingPointTy() ||
-      ST->getElementType(0) != ST->getElementType(1))
-    return false;
-  // Only a field address has two indices; pointer arithmetic over an
-  // array of complex numbers has one, and no operand 2.
-  auto FieldOf = [](GetElementPtrInst *G) -> int {
-    if (G->getNumIndices() != 2)
-      return -1;
-    auto *First = dyn_cast<ConstantInt>(G->getOperand(1));
-    auto *Field = dyn_cast<ConstantInt>(G->getOperand(2));
-    if (!First || !First->isZero() || !Field)
-      return -1;
-    return static_cast<int>(Field->getZExtValue());
-  };
-  return FieldOf(GRe) == 0 && FieldOf(GIm) == 1;
-}
-
-/// A `_Complex double` reaches f as two double parameters and reaches a
-/// forward-mode marker as two double arguments: `__ad_derivative(f, z,
-/// tz)` would pair creal(z) with cimag(z) as a value and its tangent.
-/// Only clang's unoptimised code still shows that two arguments were one
-/// complex number; parseRequest reports it from the mark.
-static void markWholeComplexArguments(Function &Marker) {
-  for (User *U : Marker.users()) {
-    auto *CB = dyn_cast<CallBase>(U);
-    if (!CB || CB->getCalledFunction() != &Marker || isGradientMarker(*CB))
-      continue;
-    for (unsigned K = 1; K + 1 < CB->arg_size(); ++K)
-      if (areComplexHalves(CB->getArgOperand(K), CB->getArgOperand(K + 1)))
-        CB->addParamAttr(K, Attribute::get(CB->getContext(), WholeComplexAttr));
-  }
 }
 
 void keepMarkersApart(Module &M) {
@@ -147,192 +72,11 @@ SmallVector<CallBase *, 8> findMarkers(Module &M) {
   return Markers;
 }
 
-/// How a C programmer would name an IR type in a message.
-static std::string cTypeName(Type *T) {
-  if (T->isDoubleTy())
-    return "double";
-  if (T->isFloatTy())
-    return "float";
-  if (T->isX86_FP80Ty() || T->isFP128Ty())
-    return "long double";
-  if (T->isIntegerTy(1))
-    return "_Bool";
-  if (T->isIntegerTy(8))
-    return "char";
-  if (T->isIntegerTy(16))
-    return "short";
-  if (T->isIntegerTy(32))
-    return "int";
-  if (T->isIntegerTy(64))
-    return "long";
-  if (T->isPointerTy())
-    return "a pointer";
-  if (T->isVoidTy())
-    return "void";
-  // How x86-64 passes struct {float a, b;} and a complex float by value,
-  // and what a vector extension type is.
-  if (auto *VT = dyn_cast<FixedVectorType>(T)) {
-    std::string N = std::to_string(VT->getNumElements());
-    std::string E = cTypeName(VT->getElementType());
-    return N + " " + E + " values in one vector (a struct of " + N + " " + E +
-           " fields, a complex, or a vector type, passed by value)";
-  }
-  std::string S;
-  raw_string_ostream OS(S);
-  OS << *T;
-  return S;
-}
-
-static std::optional<StringRef> tagOf(Value *V) {
-  if (auto *GV = dyn_cast<GlobalValue>(V->stripPointerCasts()))
-    if (GV->getName() == ConstTag || GV->getName() == DupTag)
-      return GV->getName();
-  return std::nullopt;
-}
-
-namespace {
-
-/// Walks the marker's variadic arguments.
-class ArgumentDecoder {
-public:
-  ArgumentDecoder(CallBase &Marker, unsigned First, Diagnostics &Diags,
-                  StringRef MarkerName, StringRef FnName)
-      : Marker(Marker), First(First - 1), Next(First), Diags(Diags),
-        MarkerName(MarkerName), FnName(FnName) {}
-
-  bool atEnd() const { return Next >= Marker.arg_size(); }
-  /// Whether clang split the next argument off a struct or union passed by
-  /// value in registers: clang marks the function operand and every
-  /// argument of scalar type noundef, but not the registers of an
-  /// aggregate, which may hold padding.
-  bool nextIsAggregatePiece() const {
-    return !atEnd() && Marker.paramHasAttr(First, Attribute::NoUndef) &&
-           !Marker.paramHasAttr(Next, Attribute::NoUndef);
-  }
-  std::optional<StringRef> peekTag() const {
-    return atEnd() ? std::nullopt : tagOf(Marker.getArgOperand(Next));
-  }
-  void skip() { ++Next; }
-
-  /// The next argument converted to \p ParamTy (undoing C's default
-  /// promotions), or null after reporting.
-  Value *take(Type *ParamTy, unsigned ParamNo, const char *What) {
-    if (atEnd()) {
-      Diags.errorAtRequest(MarkerName + ": too few arguments: '" + FnName +
-                           "' has more parameters (missing " + What +
-                           " for parameter " + Twine(ParamNo + 1) + ")");
-      return nullptr;
-    }
-    if (Marker.getAttributes().hasParamAttr(Next, WholeComplexAttr)) {
-      Diags.errorAtRequest(
-          MarkerName + ": " + What + " for parameter " + Twine(ParamNo + 1) +
-          " of '" + FnName +
-          "' is a _Complex double passed whole; it travels as two double "
-          "values, which forward mode would read as two arguments (a value "
-          "and its tangent): pass the parts one by one, each followed by "
-          "its tangent (__ad_derivative(f, creal(z), creal(tz), cimag(z), "
-          "cimag(tz)))");
-      return nullptr;
-    }
-    Value *V = Marker.getArgOperand(Next++);
-    // Tags are consumed before the argument they mark; one here is out of
-    // place. Taken as a shadow, its address would receive the gradient.
-    if (std::optional<StringRef> Tag = tagOf(V)) {
-      Diags.errorAtRequest(
-          MarkerName + ": " + (*Tag == ConstTag ? "AD_CONST" : "AD_DUP") +
-          " was passed as " + What + " for parameter " + Twine(ParamNo + 1) +
-          " of '" + FnName +
-          "'; a tag goes right before the argument it marks (AD_CONST, p)");
-      return nullptr;
-    }
-    Type *T = V->getType();
-    if (T == ParamTy)
-      return V;
-    IRBuilder<> B(&Marker);
-    if (T->isFloatingPointTy() && ParamTy->isFloatingPointTy())
-      return B.CreateFPCast(V, ParamTy);
-    if (T->isIntegerTy() && ParamTy->isIntegerTy())
-      return B.CreateSExtOrTrunc(V, ParamTy);
-    std::string Hint;
-    if (T->isPointerTy() && isDifferentiableType(ParamTy))
-      // &s, &ds for a struct that travels in registers (two doubles, three
-      // floats): only a struct passed in memory is taken by address.
-      Hint = " (a struct of up to 16 bytes passed by value travels in "
-             "registers, one parameter per register: pass the struct itself, "
-             "__ad_gradient(f, s), and declare the marker to return a struct "
-             "with one field per register)";
-    else if (T->isIntegerTy() && ParamTy->isFloatingPointTy())
-      Hint = " (an integer literal such as 2 is passed as an int: write 2.0)";
-    else if ((T->isIntegerTy() && ParamTy->isPointerTy()) ||
-             (T->isPointerTy() && ParamTy->isIntegerTy()))
-      // struct {int n; double *data;} by value: clang passes its fields as
-      // parameters of their own, and the marker's arguments as it does for
-      // any variadic call, so the count shifts.
-      Hint = " (parameters are counted as clang passes them: a struct passed "
-             "by value whose fields are integers and pointers becomes one "
-             "parameter per field; take such a struct by pointer, in the "
-             "function or a wrapper, and pass its address followed by its "
-             "shadow's)";
-    Diags.errorAtRequest(MarkerName + ": " + What + " for parameter " +
-                         Twine(ParamNo + 1) + " of '" + FnName + "' must be " +
-                         cTypeName(ParamTy) + ", but " + cTypeName(T) +
-                         " was passed" + Hint);
-    return nullptr;
-  }
-
-private:
-  CallBase &Marker;
-  unsigned First; // the function operand
-  unsigned Next;
-  Diagnostics &Diags;
-  std::string MarkerName, FnName;
-};
-
-} // namespace
-
-static bool hasSRet(const CallBase &CB) {
-  return CB.arg_size() > 0 && CB.paramHasAttr(0, Attribute::StructRet);
-}
-
 bool namesRequestedFunction(const Use &U) {
   auto *Marker = dyn_cast<CallBase>(U.getUser());
   Function *Callee = Marker ? Marker->getCalledFunction() : nullptr;
   return Callee && isMarker(*Callee) &&
          U.getOperandNo() == (hasSRet(*Marker) ? 1u : 0u);
-}
-
-/// The function every return of \p F returns, if there is one.
-static Function *onlyReturnedFunction(const Function &F) {
-  Function *Only = nullptr;
-  for (const BasicBlock &BB : F) {
-    auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator());
-    if (!Ret)
-      continue;
-    Value *V = Ret->getReturnValue();
-    auto *Fn = V ? dyn_cast<Function>(V->stripPointerCasts()) : nullptr;
-    if (!Fn || (Only && Only != Fn))
-      return nullptr;
-    Only = Fn;
-  }
-  return Only;
-}
-
-Function *requestedFunction(CallBase &Marker) {
-  unsigned FnIdx = hasSRet(Marker) ? 1 : 0;
-  if (Marker.arg_size() <= FnIdx)
-    return nullptr;
-  Value *FnV = Marker.getArgOperand(FnIdx)->stripPointerCasts();
-  // A call that can only return one function: at -O0, a lambda converted
-  // to a function pointer (+[](double u) { ... }) is a call of its
-  // conversion operator, whose every return is the lambda's static invoker.
-  if (auto *CB = dyn_cast<CallBase>(FnV))
-    if (Function *Callee = CB->getCalledFunction();
-        Callee && !Callee->isDeclaration())
-      if (Function *Only = onlyReturnedFunction(*Callee))
-        FnV = Only;
-  if (auto *GA = dyn_cast<GlobalAlias>(FnV))
-    FnV = GA->getAliaseeObject();
-  return dyn_cast<Function>(FnV);
 }
 
 SmallPtrSet<const Function *, 32>
@@ -345,172 +89,6 @@ findActiveGlobals(Module &M, ArrayRef<CallBase *> Markers, Differentiator &D) {
       reachableFunctions(M, Roots, D.rules());
   D.globals().findActive(M, Reach, D.rules().declaredShadows());
   return Reach;
-}
-
-std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
-                                    const CustomRules &Rules) {
-  Request R;
-  R.Marker = &Marker;
-  StringRef MarkerName = Marker.getCalledFunction()->getName();
-  R.Reverse = isGradientMarker(Marker);
-  unsigned FnIdx = hasSRet(Marker) ? 1 : 0;
-  if (Marker.arg_size() <= FnIdx) {
-    Diags.errorAtRequest(MarkerName + ": the first argument must be the "
-                                      "function to differentiate");
-    return std::nullopt;
-  }
-  R.Fn = requestedFunction(Marker);
-  // A function is passed as a pointer. A C++ pointer to member function
-  // arrives as integers instead (Itanium ABI: the function's address and
-  // an adjustment of this).
-  if (!R.Fn && Marker.getArgOperand(FnIdx)->getType()->isIntegerTy()) {
-    Diags.errorAtRequest(
-        MarkerName + ": the first argument is not a function but an integer "
-                     "(a pointer to member function, &Class::method, is "
-                     "passed as integers): wrap the method in a free "
-                     "function that takes the object pointer, such as "
-                     "'double f(const C *c, double x) { return "
-                     "c->method(x); }', and differentiate that");
-    return std::nullopt;
-  }
-  if (!R.Fn) {
-    Diags.errorAtRequest(MarkerName + ": the first argument must name a "
-                                      "function (not a variable or function "
-                                      "pointer computed at run time)");
-    return std::nullopt;
-  }
-  std::string FnName = displayName(*R.Fn);
-  if (R.Fn->isDeclaration() && !Rules.customJvp(*R.Fn)) {
-    Diags.errorAtRequest(MarkerName + ": cannot differentiate '" + FnName +
-                         "': its body is not visible in this translation "
-                         "unit (define it in this file)");
-    return std::nullopt;
-  }
-  if (R.Fn->isVarArg()) {
-    Diags.errorAtRequest(MarkerName +
-                         ": cannot differentiate the variadic "
-                         "function '" +
-                         FnName + "'");
-    return std::nullopt;
-  }
-
-  auto isPassedByValue = [](CallBase &Call, Value *V) {
-    for (unsigned K = 0; K < Call.arg_size(); ++K)
-      if (Call.getArgOperand(K) == V && Call.paramHasAttr(K, Attribute::ByVal))
-        return true;
-    return false;
-  };
-  ArgumentDecoder Dec(Marker, FnIdx + 1, Diags, MarkerName, FnName);
-  SmallVector<ArgRole, 8> Roles;
-  for (Argument &P : R.Fn->args()) {
-    Type *PT = P.getType();
-    unsigned No = P.getArgNo();
-    // A struct returned in memory (three doubles and more): the caller
-    // passes where it goes, the marker does not. In forward mode f.jvp
-    // writes the result there and its tangent to a shadow, which is the
-    // marker's result.
-    if (No == 0 && P.hasStructRetAttr() && R.Reverse) {
-      Diags.errorAtRequest(
-          MarkerName + ": '" + FnName +
-          "' returns a struct, which has no gradient (reverse mode needs a "
-          "single float/double result); take the derivative in forward mode "
-          "(__ad_derivative, declared to return the struct), or return one "
-          "component, or write the struct through a pointer parameter and "
-          "seed its shadow");
-      return std::nullopt;
-    }
-    if (No == 0 && P.hasStructRetAttr()) {
-      // Where the result and its tangent go: locals lowerDerivative makes.
-      R.ResultInMemory = P.getParamStructRetType();
-      R.Args.push_back(nullptr);
-      R.Extras.push_back(nullptr);
-      Roles.push_back(ArgRole::Dup);
-      continue;
-    }
-    std::optional<StringRef> Tag = Dec.peekTag();
-    if (Tag)
-      Dec.skip();
-    if (Tag == DupTag && !PT->isPointerTy()) {
-      Diags.errorAtRequest(MarkerName + ": AD_DUP precedes parameter " +
-                           Twine(No + 1) + " of '" + FnName +
-                           "', which is not a pointer");
-      return std::nullopt;
-    }
-    if (PT->isPointerTy() && Tag != ConstTag) {
-      // The pointer, then its shadow (AD_DUP, the default for pointers).
-      Value *P = Dec.take(PT, No, "the pointer");
-      Value *S = P ? Dec.take(PT, No, "the shadow") : nullptr;
-      if (!S)
-        return std::nullopt;
-      // A struct passed by value (std::array<double, 4>, a struct of three
-      // doubles) is passed in memory: a pointer to a copy. Its shadow passed
-      // by value is a copy too, and the gradient went there, silently.
-      if (R.Reverse && isPassedByValue(Marker, S)) {
-        Diags.errorAtRequest(
-            MarkerName + ": parameter " + Twine(No + 1) + " of '" + FnName +
-            "' is a struct passed by value, and so is its shadow: the "
-            "gradient would go to a copy of the shadow; pass the addresses "
-            "of both instead (__ad_gradient(f, &s, &ds))");
-        return std::nullopt;
-      }
-      R.Args.push_back(P);
-      R.Extras.push_back(S);
-      Roles.push_back(ArgRole::Dup);
-      continue;
-    }
-    bool Active = !Tag && isDifferentiableType(PT);
-    if (!Active && !Tag && !PT->isIntegerTy()) {
-      Diags.errorAtRequest(MarkerName + ": parameter " + Twine(No + 1) +
-                           " of '" + FnName + "' has type " + cTypeName(PT) +
-                           ", which cannot be differentiated (mark it "
-                           "AD_CONST)");
-      return std::nullopt;
-    }
-    // f(struct {double x, y;} s) is f(double, double) to LLVM, and the
-    // marker receives s and its tangent as four doubles: paired one by one
-    // they would be (x, dx) = (s.x, s.y), silently wrong. A struct of four
-    // floats is two <2 x float> registers, which no field-by-field call
-    // can make (f's register parameters, unlike a vector type's, are not
-    // noundef).
-    bool StructRegister =
-        PT->isVectorTy() && !R.Fn->hasParamAttribute(No, Attribute::NoUndef);
-    if (Active && !R.Reverse &&
-        (Dec.nextIsAggregatePiece() || StructRegister)) {
-      Diags.errorAtRequest(
-          MarkerName + ": parameter " + Twine(No + 1) + " of '" + FnName +
-          "' is (part of) a struct passed by value in registers; in forward "
-          "mode the marker cannot tell its tangent from its other fields: "
-          "take the struct by pointer and pass its address followed by its "
-          "tangent's (__ad_derivative(f, &s, &ts))" +
-          (PT->isVectorTy() ? ""
-                            : ", or pass its fields one by one, each followed "
-                              "by its tangent (__ad_derivative(f, s.x, ts.x, "
-                              "s.y, ts.y))"));
-      return std::nullopt;
-    }
-    Value *V = Dec.take(PT, No, "the value");
-    if (!V)
-      return std::nullopt;
-    R.Args.push_back(V);
-    Roles.push_back(Active ? ArgRole::Active : ArgRole::Const);
-    if (Active && !R.Reverse) {
-      Value *T = Dec.take(PT, No, "the tangent");
-      if (!T)
-        return std::nullopt;
-      R.Extras.push_back(T);
-    }
-  }
-  if (!Dec.atEnd()) {
-    Diags.errorAtRequest(MarkerName + ": too many arguments: '" + FnName +
-                         "' takes " + Twine(R.Fn->arg_size()) +
-                         " parameter(s)" +
-                         (R.Reverse ? ""
-                                    : ", each active one followed by "
-                                      "its tangent"));
-    return std::nullopt;
-  }
-  R.Act = Activity(std::move(Roles));
-  return R;
 }
 
 /// Scalar leaves of \p T with their byte offsets: two types with the same
@@ -735,80 +313,121 @@ static bool usesRuntimeTape(Module &M, ArrayRef<Function *> Roots,
   return false;
 }
 
-static bool lowerGradient(Request &R, Differentiator &D) {
+/// The types of a gradient's parts: those of \p R's active parameters.
+static SmallVector<Type *, 8> gradientTypes(const Request &R) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
     if (R.Act.isActive(A.getArgNo()))
       GradTys.push_back(A.getType());
-  if (!checkResultType(*R.Marker, GradTys, D.diags()))
+  return GradTys;
+}
+
+/// Checks, before anything is built, that the marker can return a gradient
+/// of types \p GradTys and that f has one. False after reporting.
+static bool checkGradientRequest(const Request &R, ArrayRef<Type *> GradTys,
+                                 Diagnostics &Diags) {
+  if (!checkResultType(*R.Marker, GradTys, Diags))
     return false;
   if (R.Fn->getReturnType()->isAggregateType()) {
-    D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
-                             displayName(*R.Fn) +
-                             "' returns a struct; a gradient needs a float or "
-                             "double result (or void, with output shadows)");
+    Diags.errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
+                         displayName(*R.Fn) +
+                         "' returns a struct; a gradient needs a float or "
+                         "double result (or void, with output shadows)");
     return false;
   }
-  auto G = D.getGradient(*R.Fn, R.Act, R.Marker);
-  if (!G)
-    return false;
-  auto &[U, Rev] = *G;
-  CallBase &Marker = *R.Marker;
-  Function &Caller = *Marker.getFunction();
-  IRBuilder<> B(&Marker);
-  // The tape holds the shadows of f's local arrays: in the caller's frame,
-  // a large one overflowed the stack (a 5.6 MB local array, or a few
-  // requests of 1 MB arrays at -O0, where each gets its own tape). Large
-  // tapes live on the heap for the request.
-  Module &M = D.module();
-  uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(U.Tape);
-  bool TapeOnHeap = TapeBytes > MaxStackTapeBytes;
-  Value *Tape;
-  if (TapeOnHeap) {
+  return true;
+}
+
+namespace {
+/// Where a request keeps f.fwd's tape for f.rev.
+struct RequestTape {
+  Value *Ptr;
+  bool OnHeap;
+};
+} // namespace
+
+/// The tape holds the shadows of f's local arrays: in the caller's frame,
+/// a large one overflowed the stack (a 5.6 MB local array, or a few
+/// requests of 1 MB arrays at -O0, where each gets its own tape). Large
+/// tapes live on the heap for the request (malloc'd at \p B); others are a
+/// local of the caller.
+static RequestTape allocateTape(IRBuilder<> &B, Type *TapeTy, Module &M) {
+  uint64_t TapeBytes = M.getDataLayout().getTypeAllocSize(TapeTy);
+  if (TapeBytes > MaxStackTapeBytes) {
     Type *Ptr = B.getPtrTy(),
          *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
     FunctionCallee Malloc = M.getOrInsertFunction("malloc", Ptr, SizeTy);
-    Tape =
-        B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape");
-  } else {
-    IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
-    Tape = Entry.CreateAlloca(U.Tape, nullptr, "ad.tape");
+    return {
+        B.CreateCall(Malloc, {ConstantInt::get(SizeTy, TapeBytes)}, "ad.tape"),
+        true};
   }
+  Function &Caller = *B.GetInsertBlock()->getParent();
+  IRBuilder<> Entry(&*Caller.getEntryBlock().getFirstInsertionPt());
+  return {Entry.CreateAlloca(TapeTy, nullptr, "ad.tape"), false};
+}
 
-  SmallSetVector<GlobalVariable *, 4> Shadows =
-      globalShadowsUsedBy({U.Fwd, Rev}, D);
-  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
+/// Ends the tape's life at \p B, once f.rev has read it.
+static void releaseTape(IRBuilder<> &B, const RequestTape &Tape, Module &M) {
+  if (Tape.OnHeap)
+    B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
+                 {Tape.Ptr});
+  else
+    B.CreateLifetimeEnd(Tape.Ptr);
+}
+
+/// Calls f.fwd, which fills \p Tape, then f.rev with a seed of 1 for f's
+/// result; returns f.rev's call, the cotangents of the active parameters.
+/// The global shadows f.fwd wrote (\p Shadows) are cleared in between.
+static CallInst *callForwardThenReverse(IRBuilder<> &B, const Request &R,
+                                        Function *Fwd, Function *Rev,
+                                        Value *Tape,
+                                        ArrayRef<GlobalVariable *> Shadows,
+                                        Differentiator &D) {
   SmallVector<Value *, 8> FwdArgs(R.Args);
   FwdArgs.append(R.Extras.begin(), R.Extras.end()); // shadows
   FwdArgs.push_back(Tape);
-  if (!TapeOnHeap)
-    B.CreateLifetimeStart(Tape);
   // f.rev frees the shadow of memory f freed where it reaches the memory's
   // allocation. A shadow it cannot, because f freed memory the caller
   // passed in, is a run-time error when the request ends.
   Value *FreesMark = emitShadowFreesBegin(B);
-  B.CreateCall(U.Fwd, FwdArgs)->setDebugLoc(Marker.getDebugLoc());
-  zeroGlobalShadows(B, Shadows.getArrayRef(), D);
+  B.CreateCall(Fwd, FwdArgs)->setDebugLoc(R.Marker->getDebugLoc());
+  zeroGlobalShadows(B, Shadows, D);
   SmallVector<Value *, 2> RevArgs{Tape};
   if (Rev->arg_size() > 1)
     RevArgs.push_back(ConstantFP::get(Rev->getArg(1)->getType(), 1.0));
   CallInst *Cts = B.CreateCall(Rev, RevArgs);
-  Cts->setDebugLoc(Marker.getDebugLoc());
+  Cts->setDebugLoc(R.Marker->getDebugLoc());
   if (FreesMark)
     emitShadowFreesEnd(B, FreesMark);
-  if (usesRuntimeTape(M, {U.Fwd, Rev}, D.rules()))
+  if (usesRuntimeTape(D.module(), {Fwd, Rev}, D.rules()))
     emitTapeTrim(B);
-  if (TapeOnHeap)
-    B.CreateCall(M.getOrInsertFunction("free", B.getVoidTy(), B.getPtrTy()),
-                 {Tape});
-  else
-    B.CreateLifetimeEnd(Tape);
+  return Cts;
+}
+
+static bool lowerGradient(Request &R, Differentiator &D) {
+  SmallVector<Type *, 8> GradTys = gradientTypes(R);
+  if (!checkGradientRequest(R, GradTys, D.diags()))
+    return false;
+  auto G = D.getGradient(*R.Fn, R.Act, R.Marker);
+  if (!G)
+    return false;
+  auto &[U, Rev] = *G;
+  IRBuilder<> B(R.Marker);
+  RequestTape Tape = allocateTape(B, U.Tape, D.module());
+  SmallSetVector<GlobalVariable *, 4> Shadows =
+      globalShadowsUsedBy({U.Fwd, Rev}, D);
+  checkArgumentsOutsideGlobals(B, R, {U.Fwd, Rev}, D);
+  if (!Tape.OnHeap)
+    B.CreateLifetimeStart(Tape.Ptr);
+  CallInst *Cts = callForwardThenReverse(B, R, U.Fwd, Rev, Tape.Ptr,
+                                         Shadows.getArrayRef(), D);
+  releaseTape(B, Tape, D.module());
 
   SmallVector<Value *, 8> Grads;
   for (unsigned K = 0; K < GradTys.size(); ++K)
     Grads.push_back(GradTys.size() == 1 ? static_cast<Value *>(Cts)
                                         : B.CreateExtractValue(Cts, K));
-  emitResult(Marker, Grads);
+  emitResult(*R.Marker, Grads);
   ++NumGradients;
   return true;
 }
@@ -845,6 +464,27 @@ static Value *withResultIntegers(IRBuilderBase &B, Value *Tangent,
   return Tangent;
 }
 
+/// For f returning a struct in memory: f.jvp writes the result to a new
+/// local of the caller and its tangent to a second, its shadow, which
+/// starts at zero (set at \p B) and becomes the marker's result. Makes
+/// them \p R's first argument and first extra; returns the tangent's.
+static AllocaInst *makeResultLocals(IRBuilder<> &B, Request &R,
+                                    const DataLayout &DL) {
+  IRBuilder<> EB(&*R.Marker->getFunction()->getEntryBlock().begin());
+  Align A = R.Fn->getParamAlign(0).valueOrOne();
+  AllocaInst *Result =
+      EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.value");
+  AllocaInst *ResultTangent =
+      EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.tangent");
+  Result->setAlignment(A);
+  ResultTangent->setAlignment(A);
+  B.CreateMemSet(ResultTangent, B.getInt8(0),
+                 DL.getTypeAllocSize(R.ResultInMemory), A);
+  R.Args[0] = Result;
+  R.Extras[0] = ResultTangent;
+  return ResultTangent;
+}
+
 static bool lowerDerivative(Request &R, Differentiator &D) {
   Type *RetTy = R.ResultInMemory ? R.ResultInMemory : R.Fn->getReturnType();
   bool HasTangent = isDifferentiableType(RetTy);
@@ -864,24 +504,9 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   if (!Jvp)
     return false;
   IRBuilder<> B(R.Marker);
-  AllocaInst *ResultTangent = nullptr;
-  if (R.ResultInMemory) {
-    // f.jvp writes the result to the first local and its tangent to the
-    // second, its shadow, which starts at zero: the marker's result.
-    IRBuilder<> EB(&*R.Marker->getFunction()->getEntryBlock().begin());
-    Align A = R.Fn->getParamAlign(0).valueOrOne();
-    AllocaInst *Result =
-        EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.value");
-    ResultTangent =
-        EB.CreateAlloca(R.ResultInMemory, nullptr, "ad.result.tangent");
-    Result->setAlignment(A);
-    ResultTangent->setAlignment(A);
-    const DataLayout &DL = D.module().getDataLayout();
-    B.CreateMemSet(ResultTangent, B.getInt8(0),
-                   DL.getTypeAllocSize(R.ResultInMemory), A);
-    R.Args[0] = Result;
-    R.Extras[0] = ResultTangent;
-  }
+  AllocaInst *ResultTangent =
+      R.ResultInMemory ? makeResultLocals(B, R, D.module().getDataLayout())
+                       : nullptr;
   SmallVector<Value *, 8> Args(R.Args);
   Args.append(R.Extras.begin(), R.Extras.end());
   SmallSetVector<GlobalVariable *, 4> Shadows = globalShadowsUsedBy({Jvp}, D);
@@ -916,50 +541,60 @@ static void eraseUnusedGenerated(Module &M) {
   }
 }
 
+/// The nesting level of each of \p Markers (Activity::level): 0 when the
+/// code its request differentiates reaches no other marker, otherwise one
+/// more than the deepest level it reaches. A cycle gets some levels and is
+/// reported when the inner marker is met.
+static SmallVector<unsigned, 8> nestingLevels(Module &M,
+                                              ArrayRef<CallBase *> Markers,
+                                              const CustomRules &Rules) {
+  size_t N = Markers.size();
+  SmallVector<unsigned, 8> Level(N, 0);
+  SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
+  for (CallBase *Marker : Markers) {
+    SmallVector<Function *, 1> Roots;
+    if (Function *F = requestedFunction(*Marker))
+      Roots.push_back(F);
+    ReachOf.push_back(reachableFunctions(M, Roots, Rules));
+  }
+  // Depth first; marking on entry makes a cycle stop where it closes.
+  SmallVector<bool, 8> Visited(N, false);
+  std::function<void(size_t)> Visit = [&](size_t I) {
+    if (Visited[I])
+      return;
+    Visited[I] = true;
+    for (size_t J = 0; J < N; ++J)
+      if (J != I && ReachOf[I].count(Markers[J]->getFunction())) {
+        Visit(J);
+        Level[I] = std::max(Level[I], Level[J] + 1);
+      }
+  };
+  for (size_t I = 0; I < N; ++I)
+    Visit(I);
+  return Level;
+}
+
 /// A request differentiates its function and everything that reaches, so
 /// a marker inside that code (a second derivative: the gradient of a
 /// function that itself asks for a gradient) must already be derived code
 /// when the request reads it. Gives each of \p Markers its nesting level
-/// (Activity::level): 0 when its code reaches no other marker, otherwise
-/// one more than the deepest level it reaches. Orders them by level, so
-/// that inner requests come first and a level's active globals are
-/// decided when all the code it differentiates exists, and within a level
-/// as they are (program order). A cycle gets some order and is reported
-/// when the inner marker is met. \p Reach is what all the requests reach
-/// together: when it holds no marker, nothing is nested.
+/// and orders them by level, so that inner requests come first and a
+/// level's active globals are decided when all the code it differentiates
+/// exists, and within a level as they are (program order). \p Reach is
+/// what all the requests reach together: when it holds no marker, nothing
+/// is nested.
 static SmallVector<std::pair<CallBase *, unsigned>, 8>
 byNestingLevel(Module &M, ArrayRef<CallBase *> Markers,
                const SmallPtrSetImpl<const Function *> &Reach,
                const CustomRules &Rules) {
-  size_t N = Markers.size();
-  SmallVector<unsigned, 8> Level(N, 0);
-  if (llvm::any_of(Markers, [&](CallBase *Marker) {
-        return Reach.count(Marker->getFunction());
-      })) {
-    SmallVector<SmallPtrSet<const Function *, 32>, 8> ReachOf;
-    for (CallBase *Marker : Markers) {
-      SmallVector<Function *, 1> Roots;
-      if (Function *F = requestedFunction(*Marker))
-        Roots.push_back(F);
-      ReachOf.push_back(reachableFunctions(M, Roots, Rules));
-    }
-    // Depth first; marking on entry makes a cycle stop where it closes.
-    SmallVector<bool, 8> Visited(N, false);
-    std::function<void(size_t)> Visit = [&](size_t I) {
-      if (Visited[I])
-        return;
-      Visited[I] = true;
-      for (size_t J = 0; J < N; ++J)
-        if (J != I && ReachOf[I].count(Markers[J]->getFunction())) {
-          Visit(J);
-          Level[I] = std::max(Level[I], Level[J] + 1);
-        }
-    };
-    for (size_t I = 0; I < N; ++I)
-      Visit(I);
-  }
+  bool Nested = llvm::any_of(Markers, [&](CallBase *Marker) {
+    return Reach.count(Marker->getFunction());
+  });
+  SmallVector<unsigned, 8> Level =
+      Nested ? nestingLevels(M, Markers, Rules)
+             : SmallVector<unsigned, 8>(Markers.size(), 0);
   SmallVector<std::pair<CallBase *, unsigned>, 8> Order;
-  for (size_t I = 0; I < N; ++I)
+  for (size_t I = 0; I < Markers.size(); ++I)
     Order.push_back({Markers[I], Level[I]});
   llvm::stable_sort(
       Order, [](const auto &A, const auto &B) { return A.second < B.second; });
@@ -1014,51 +649,46 @@ calledOnlyByRequests(const Function &F,
   return true;
 }
 
-SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
-  SmallVector<CallBase *, 8> Markers = findMarkers(M);
-  SmallSetVector<Function *, 8> Callers;
-  if (Markers.empty())
-    return Callers;
-  for (CallBase *Marker : Markers)
-    Callers.insert(Marker->getFunction());
-  SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
+/// Tells \p D which requested functions are called only by requests
+/// (calledOnlyByRequests), given what the requests reach (\p Reach).
+static void noteFunctionsCalledOnlyByRequests(
+    ArrayRef<CallBase *> Markers,
+    const SmallPtrSetImpl<const Function *> &Reach, Differentiator &D) {
   SmallPtrSet<const Function *, 8> OnlyRequested;
   for (CallBase *Marker : Markers)
     if (Function *F = requestedFunction(*Marker);
         F && calledOnlyByRequests(*F, Reach))
       OnlyRequested.insert(F);
   D.setCalledOnlyByRequests(std::move(OnlyRequested));
-  SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
-      byNestingLevel(M, Markers, Reach, D.rules());
-  // Forward mode calls f.jvp itself; reverse mode only unzips it.
-  D.setJvpsDisposable(llvm::all_of(
-      Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
-  unsigned CurrentLevel = 0;
-  for (auto [Marker, Level] : Order) {
-    if (Level != CurrentLevel)
-      findActiveGlobalsOfLevel(M, Order, CurrentLevel = Level, D);
-    if (auto *II = dyn_cast<InvokeInst>(Marker))
-      Marker = changeToCall(II);
-    D.diags().setRequest(Marker);
-    D.beginRequest();
-    std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
-    if (R)
-      R->Act = R->Act.atLevel(Level);
-    D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
-    bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
-    D.endRequest(Ok);
-    if (!Ok && !Marker->getType()->isVoidTy())
-      Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
-    Marker->eraseFromParent();
-  }
-  D.diags().setRequest(nullptr);
-  // The markers' declarations and the activity tags are gone from the code.
+}
+
+/// Replaces \p Marker, a request of nesting level \p Level, by derivative
+/// code, or reports why it cannot. Either way the marker is gone.
+static void lowerRequest(Module &M, CallBase *Marker, unsigned Level,
+                         Differentiator &D) {
+  if (auto *II = dyn_cast<InvokeInst>(Marker))
+    Marker = changeToCall(II);
+  D.diags().setRequest(Marker);
+  D.beginRequest();
+  std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
+  if (R)
+    R->Act = R->Act.atLevel(Level);
+  D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
+  bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
+  D.endRequest(Ok);
+  if (!Ok && !Marker->getType()->isVoidTy())
+    Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
+  Marker->eraseFromParent();
+}
+
+/// Once every request is lowered: erases what only the requests used (the
+/// markers' declarations, the activity tags, the rule registrations,
+/// generated functions nobody calls) and finishes the JVPs left.
+static void eraseRequestLeftovers(Module &M, Differentiator &D) {
   for (Function &F : make_early_inc_range(M))
     if (isMarker(F) && F.use_empty())
       F.eraseFromParent();
-  for (StringRef Tag : {ConstTag, DupTag})
-    if (GlobalVariable *GV = M.getNamedGlobal(Tag); GV && GV->use_empty())
-      GV->eraseFromParent();
+  eraseUnusedActivityTags(M);
   CustomRules::eraseRegistrations(M);
   eraseUnusedGenerated(M);
   for (Function &F : M)
@@ -1071,6 +701,30 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
       D.diags().internalError(nullptr, "'" + F.getName() +
                                            "' is still called after its "
                                            "body moved into f.fwd");
+}
+
+SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
+  SmallVector<CallBase *, 8> Markers = findMarkers(M);
+  SmallSetVector<Function *, 8> Callers;
+  if (Markers.empty())
+    return Callers;
+  for (CallBase *Marker : Markers)
+    Callers.insert(Marker->getFunction());
+  SmallPtrSet<const Function *, 32> Reach = findActiveGlobals(M, Markers, D);
+  noteFunctionsCalledOnlyByRequests(Markers, Reach, D);
+  SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
+      byNestingLevel(M, Markers, Reach, D.rules());
+  // Forward mode calls f.jvp itself; reverse mode only unzips it.
+  D.setJvpsDisposable(llvm::all_of(
+      Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
+  unsigned CurrentLevel = 0;
+  for (auto [Marker, Level] : Order) {
+    if (Level != CurrentLevel)
+      findActiveGlobalsOfLevel(M, Order, CurrentLevel = Level, D);
+    lowerRequest(M, Marker, Level, D);
+  }
+  D.diags().setRequest(nullptr);
+  eraseRequestLeftovers(M, D);
   return Callers;
 }
 

@@ -2,16 +2,15 @@
 //
 // A call of any function whose name starts with __ad_gradient (reverse mode)
 // or __ad_derivative (forward mode) is a request (docs/api.md). Lowering
-// decodes its variadic argument list against the parameters of the function to
-// differentiate (activity tags, default promotions, tangents), builds the
-// derived functions and replaces the marker by calls of them, packing the
-// result in whatever type the marker was declared to return.
+// decodes it (RequestParsing.h), builds the derived functions and replaces
+// the marker by calls of them, packing the result in whatever type the
+// marker was declared to return.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_MARKERLOWERING_H
 #define ADPASS_MARKERLOWERING_H
 
-#include "prepare/Activity.h"
+#include "driver/RequestParsing.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/InstrTypes.h"
@@ -19,25 +18,7 @@
 
 namespace ad {
 
-class CustomRules;
 class Differentiator;
-class Diagnostics;
-
-struct Request {
-  llvm::CallBase *Marker = nullptr;
-  bool Reverse = true; ///< __ad_gradient (else __ad_derivative)
-  llvm::Function *Fn = nullptr;
-  Activity Act;
-  llvm::SmallVector<llvm::Value *, 8> Args; ///< one per parameter of Fn
-  /// In parameter order: the shadow of each AD_DUP pointer and, in forward
-  /// mode, the tangent of each active value (what f.jvp takes after Args;
-  /// in reverse mode what f.fwd takes).
-  llvm::SmallVector<llvm::Value *, 8> Extras;
-  /// Forward mode of a function that returns a struct in memory (sret):
-  /// the struct's type. Args[0] and Extras[0], the result and its tangent,
-  /// are locals lowerDerivative makes (null until then).
-  llvm::Type *ResultInMemory = nullptr;
-};
 
 /// Marks every marker declaration nomerge. Run before any optimisation:
 /// SimplifyCFG would otherwise sink the requests of an if/else into one
@@ -47,8 +28,6 @@ void keepMarkersApart(llvm::Module &M);
 /// The marker calls of \p M, in a stable order.
 llvm::SmallVector<llvm::CallBase *, 8> findMarkers(llvm::Module &M);
 
-/// The function \p Marker asks to differentiate, if it names one.
-llvm::Function *requestedFunction(llvm::CallBase &Marker);
 /// Whether \p U is where a marker call names the function to
 /// differentiate. A function passed further on (__ad_gradient(apply,
 /// AD_CONST, fn, x)) is a pointer the program calls.
@@ -60,10 +39,6 @@ bool namesRequestedFunction(const llvm::Use &U);
 llvm::SmallPtrSet<const llvm::Function *, 32>
 findActiveGlobals(llvm::Module &M, llvm::ArrayRef<llvm::CallBase *> Markers,
                   Differentiator &D);
-
-/// Decodes \p Marker; null after reporting what is wrong with it.
-std::optional<Request> parseRequest(llvm::CallBase &Marker, Diagnostics &Diags,
-                                    const CustomRules &Rules);
 
 /// Replaces every marker of \p M by derivative code. Markers that cannot be
 /// lowered are reported and removed, so no invalid IR is left behind (the
