@@ -117,6 +117,21 @@ private:
   void linearizeLoad(llvm::LoadInst &LI);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
   void linearizeStore(llvm::StoreInst &SI);
+  /// A store into memory without a shadow: reports what it would lose.
+  void checkStoreWithoutShadow(llvm::StoreInst &SI);
+  /// A pointer, or a struct of pointers, stored into memory with a shadow:
+  /// its shadow goes into the shadow memory.
+  void linearizePointerStore(llvm::StoreInst &SI);
+  /// A pointer stored as an integer: its shadow's bits go along.
+  void linearizePointerBitsStore(llvm::StoreInst &SI, llvm::PtrToIntInst &PI);
+  /// A store of an integer (or of a struct holding integers): the bits of
+  /// a tangent or of a shadow, or zero, go along where they may be read
+  /// back as floating-point data.
+  void linearizeIntegerStore(llvm::StoreInst &SI);
+  /// Stores \p Shadow into the shadow of \p SI's address, after \p SI;
+  /// null when that address has no shadow (reported by shadowOf).
+  llvm::StoreInst *storeIntoShadowAfter(llvm::StoreInst &SI,
+                                        llvm::Value *Shadow);
   void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
   void linearizeLifetimeStart(llvm::IntrinsicInst &LS);
   /// Memory the function may read as constant data: read-only globals and

@@ -486,46 +486,10 @@ void Linearizer::linearizeStore(StoreInst &SI) {
        isRuntimeTapeMemory(P)) ||
       (T->isPointerTy() && isRuntimeTapeMemory(V) && isShadowed(P)))
     return fail(SI, NestedTapeReason);
-  if (!isShadowed(P)) {
-    if (auto *Bits = ShadowBits.lookup(V); Bits && isLinear(Bits))
-      return fail(SI, "cannot differentiate: floating-point data is copied "
-                      "as an integer into memory without a shadow (an "
-                      "integer or byte buffer): not supported yet");
-    if (isVaried(V))
-      return fail(SI, Twine("cannot differentiate: an active value is stored "
-                            "into memory without a shadow (") +
-                          memoryWithoutShadow(P, D.rules()) +
-                          "): not supported");
-    if (isShadowed(V))
-      return fail(SI, "cannot differentiate: a pointer to memory that "
-                      "carries derivatives is stored into memory without a "
-                      "shadow (an AD_CONST pointer, or a global variable)");
-    return;
-  }
-  if (isPointerLike(T)) {
-    // The shadow memory keeps the stored pointer's shadow. A pointer that
-    // never leads to a tangent (a function, a vtable, an int local) gets
-    // null. Any other pointer without a shadow would make the memory hold
-    // a mix the pass cannot tell apart. A struct of pointers stored whole
-    // (an iterator pair) keeps its shadow struct.
-    bool FromNull = T->isPointerTy() && isNullDerived(V); // its own shadow
-    if (!isShadowed(V) && !pointsToNonDifferentiableData(V) && !FromNull)
-      return fail(SI, "cannot differentiate: a pointer to memory without "
-                      "derivatives is stored where pointers to memory with "
-                      "derivatives are kept (not supported yet; pass that "
-                      "memory with a shadow instead of AD_CONST)");
-    Value *S = shadowOf(P, SI);
-    Value *SV =
-        isShadowed(V) || FromNull ? shadowOf(V, SI) : Constant::getNullValue(T);
-    if (!S || !SV)
-      return;
-    auto *DS = cast<StoreInst>(SI.clone());
-    DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
-    DS->setOperand(0, SV);
-    DS->setOperand(1, S);
-    DS->insertAfter(&SI);
-    return;
-  }
+  if (!isShadowed(P))
+    return checkStoreWithoutShadow(SI);
+  if (isPointerLike(T))
+    return linearizePointerStore(SI);
   if (containsPointer(T))
     return fail(SI, "cannot differentiate a store of a whole struct that "
                     "holds pointers: not supported yet");
@@ -534,73 +498,10 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   // (std::vector<T *> growing, a uintptr_t cast). Code that reads the slot
   // back as a pointer finds its shadow in the shadow memory, so it goes
   // there as for a pointer store.
-  if (auto *PI = dyn_cast<PtrToIntInst>(V)) {
-    Value *Ptr = PI->getPointerOperand();
-    if (!isShadowed(Ptr) && !pointsToNonDifferentiableData(Ptr))
-      return fail(SI, "cannot differentiate: a pointer to memory without "
-                      "derivatives is stored (as an integer) where pointers "
-                      "to memory with derivatives are kept (not supported "
-                      "yet; pass that memory with a shadow instead of "
-                      "AD_CONST)");
-    Value *S = shadowOf(P, SI);
-    Value *SPtr = isShadowed(Ptr) ? shadowOf(Ptr, SI)
-                                  : Constant::getNullValue(Ptr->getType());
-    if (!S || !SPtr)
-      return;
-    auto *DS = cast<StoreInst>(SI.clone());
-    DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
-    DS->setOperand(0, IRBuilder<>(&SI).CreatePtrToInt(SPtr, T));
-    DS->setOperand(1, S);
-    DS->insertAfter(&SI);
-    return;
-  }
-  if (!isDifferentiableType(T) || hasNonFloatLeaf(T)) {
-    if (containsFloatingPoint(T))
-      return fail(SI, "cannot differentiate a store of a whole struct or "
-                      "array value: not supported yet");
-    // Stores \p Shadow into the shadow of SI's address, after SI; null when
-    // that address has no shadow (reported by shadowOf).
-    auto StoreIntoShadow = [&](Value *Shadow) -> StoreInst * {
-      Value *S = shadowOf(P, SI);
-      if (!S)
-        return nullptr;
-      auto *DS = new StoreInst(Shadow, S, /*isVolatile=*/false, SI.getAlign());
-      DS->insertAfter(&SI);
-      return DS;
-    };
-    // A floating-point value stored as its bits (optimised code that also
-    // moves the same bytes as integers, a generic swap): its tangent is
-    // stored, as for the value itself.
-    if (auto *BC = dyn_cast<BitCastInst>(V);
-        BC && BC->getSrcTy()->isFloatingPointTy()) {
-      if (StoreInst *DS = StoreIntoShadow(tangentOf(BC->getOperand(0))))
-        markLinear(DS);
-      return;
-    }
-    if (FloatBits.count(V))
-      return fail(SI, "cannot differentiate floating-point bit manipulation "
-                      "(an active value reinterpreted as an integer, "
-                      "changed, and stored): use fabs, copysign or a sign "
-                      "test instead");
-    // Doubles' or pointers' bytes moved as an integer: their shadow bytes,
-    // read where they were loaded, go along.
-    if (Value *Bits = ShadowBits.lookup(V)) {
-      if (StoreInst *DS = StoreIntoShadow(Bits); DS && isLinear(Bits))
-        markLinear(DS);
-      return;
-    }
-    // A constant written as an integer (a small memset, which InstCombine
-    // makes an integer store, or a field's initial value): the bytes hold
-    // no derivative now, whatever they held before, and code may read
-    // them back as floating-point data through another pointer. Their
-    // tangent is zero; in f.rev this drops the cotangent reaching them.
-    if (isa<Constant>(V)) {
-      if (StoreInst *DS = StoreIntoShadow(Constant::getNullValue(T)))
-        markLinear(DS);
-      return;
-    }
-    return; // other integers: the shadow of integer memory is never read
-  }
+  if (auto *PI = dyn_cast<PtrToIntInst>(V))
+    return linearizePointerBitsStore(SI, *PI);
+  if (!isDifferentiableType(T) || hasNonFloatLeaf(T))
+    return linearizeIntegerStore(SI);
   Value *S = shadowOf(P, SI);
   if (!S)
     return;
@@ -611,6 +512,118 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   DS->setOperand(1, S);
   DS->insertAfter(&SI);
   markLinear(DS);
+}
+
+void Linearizer::checkStoreWithoutShadow(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  if (auto *Bits = ShadowBits.lookup(V); Bits && isLinear(Bits))
+    return fail(SI, "cannot differentiate: floating-point data is copied "
+                    "as an integer into memory without a shadow (an "
+                    "integer or byte buffer): not supported yet");
+  if (isVaried(V))
+    return fail(SI, Twine("cannot differentiate: an active value is stored "
+                          "into memory without a shadow (") +
+                        memoryWithoutShadow(SI.getPointerOperand(), D.rules()) +
+                        "): not supported");
+  if (isShadowed(V))
+    return fail(SI, "cannot differentiate: a pointer to memory that "
+                    "carries derivatives is stored into memory without a "
+                    "shadow (an AD_CONST pointer, or a global variable)");
+}
+
+void Linearizer::linearizePointerStore(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  Type *T = V->getType();
+  // The shadow memory keeps the stored pointer's shadow. A pointer that
+  // never leads to a tangent (a function, a vtable, an int local) gets
+  // null. Any other pointer without a shadow would make the memory hold
+  // a mix the pass cannot tell apart. A struct of pointers stored whole
+  // (an iterator pair) keeps its shadow struct.
+  bool FromNull = T->isPointerTy() && isNullDerived(V); // its own shadow
+  if (!isShadowed(V) && !pointsToNonDifferentiableData(V) && !FromNull)
+    return fail(SI, "cannot differentiate: a pointer to memory without "
+                    "derivatives is stored where pointers to memory with "
+                    "derivatives are kept (not supported yet; pass that "
+                    "memory with a shadow instead of AD_CONST)");
+  Value *S = shadowOf(SI.getPointerOperand(), SI);
+  Value *SV =
+      isShadowed(V) || FromNull ? shadowOf(V, SI) : Constant::getNullValue(T);
+  if (!S || !SV)
+    return;
+  auto *DS = cast<StoreInst>(SI.clone());
+  DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+  DS->setOperand(0, SV);
+  DS->setOperand(1, S);
+  DS->insertAfter(&SI);
+}
+
+void Linearizer::linearizePointerBitsStore(StoreInst &SI, PtrToIntInst &PI) {
+  Value *Ptr = PI.getPointerOperand();
+  if (!isShadowed(Ptr) && !pointsToNonDifferentiableData(Ptr))
+    return fail(SI, "cannot differentiate: a pointer to memory without "
+                    "derivatives is stored (as an integer) where pointers "
+                    "to memory with derivatives are kept (not supported "
+                    "yet; pass that memory with a shadow instead of "
+                    "AD_CONST)");
+  Value *S = shadowOf(SI.getPointerOperand(), SI);
+  Value *SPtr = isShadowed(Ptr) ? shadowOf(Ptr, SI)
+                                : Constant::getNullValue(Ptr->getType());
+  if (!S || !SPtr)
+    return;
+  auto *DS = cast<StoreInst>(SI.clone());
+  DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+  DS->setOperand(0, IRBuilder<>(&SI).CreatePtrToInt(SPtr, PI.getType()));
+  DS->setOperand(1, S);
+  DS->insertAfter(&SI);
+}
+
+StoreInst *Linearizer::storeIntoShadowAfter(StoreInst &SI, Value *Shadow) {
+  Value *S = shadowOf(SI.getPointerOperand(), SI);
+  if (!S)
+    return nullptr;
+  auto *DS = new StoreInst(Shadow, S, /*isVolatile=*/false, SI.getAlign());
+  DS->insertAfter(&SI);
+  return DS;
+}
+
+void Linearizer::linearizeIntegerStore(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  Type *T = V->getType();
+  if (containsFloatingPoint(T))
+    return fail(SI, "cannot differentiate a store of a whole struct or "
+                    "array value: not supported yet");
+  // A floating-point value stored as its bits (optimised code that also
+  // moves the same bytes as integers, a generic swap): its tangent is
+  // stored, as for the value itself.
+  if (auto *BC = dyn_cast<BitCastInst>(V);
+      BC && BC->getSrcTy()->isFloatingPointTy()) {
+    if (StoreInst *DS = storeIntoShadowAfter(SI, tangentOf(BC->getOperand(0))))
+      markLinear(DS);
+    return;
+  }
+  if (FloatBits.count(V))
+    return fail(SI, "cannot differentiate floating-point bit manipulation "
+                    "(an active value reinterpreted as an integer, "
+                    "changed, and stored): use fabs, copysign or a sign "
+                    "test instead");
+  // Doubles' or pointers' bytes moved as an integer: their shadow bytes,
+  // read where they were loaded, go along.
+  if (Value *Bits = ShadowBits.lookup(V)) {
+    if (StoreInst *DS = storeIntoShadowAfter(SI, Bits); DS && isLinear(Bits))
+      markLinear(DS);
+    return;
+  }
+  // A constant written as an integer (a small memset, which InstCombine
+  // makes an integer store, or a field's initial value): the bytes hold
+  // no derivative now, whatever they held before, and code may read
+  // them back as floating-point data through another pointer. Their
+  // tangent is zero; in f.rev this drops the cotangent reaching them.
+  if (isa<Constant>(V)) {
+    if (StoreInst *DS = storeIntoShadowAfter(SI, Constant::getNullValue(T)))
+      markLinear(DS);
+    return;
+  }
+  // Other integers: the shadow of integer memory is never read.
 }
 
 /// A local declared as bytes (char buffers, and what SROA makes of the
