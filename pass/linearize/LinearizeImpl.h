@@ -133,6 +133,20 @@ private:
   llvm::StoreInst *storeIntoShadowAfter(llvm::StoreInst &SI,
                                         llvm::Value *Shadow);
   void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
+  void linearizeMemSet(llvm::MemSetInst &MS);
+  /// Reports (and returns false for) a copy between memory with a shadow
+  /// and local storage that would lose the derivatives it moves.
+  bool checkCopyKeepsDerivatives(llvm::MemTransferInst &MT, bool DstShadowed,
+                                 bool SrcShadowed);
+  /// The element type of the shadow memory \p MT copies (null when no
+  /// floating-point data moves); reports, and returns nothing, when it
+  /// cannot be told.
+  std::optional<llvm::Type *>
+  copiedShadowElementType(llvm::MemTransferInst &MT);
+  /// Copies the shadows of \p MT's memory, or zeroes the destination's
+  /// when the source has none.
+  void copyShadowMemory(llvm::MemTransferInst &MT, llvm::Type *Elem,
+                        bool SrcShadowed);
   void linearizeLifetimeStart(llvm::IntrinsicInst &LS);
   /// Memory the function may read as constant data: read-only globals and
   /// AD_CONST arguments.

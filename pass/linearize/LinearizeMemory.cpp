@@ -667,84 +667,112 @@ void Linearizer::linearizeLifetimeStart(IntrinsicInst &LS) {
 }
 
 void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
-  Value *Dst = MI.getRawDest();
-  IRBuilder<> B(MI.getNextNode());
-  if (auto *MS = dyn_cast<MemSetInst>(&MI)) {
-    if (!isShadowed(Dst))
-      return;
-    // Whatever constant is written, its tangent is zero.
-    Value *S = shadowOf(Dst, MI);
-    if (S)
-      markLinear(
-          B.CreateMemSet(S, B.getInt8(0), MS->getLength(), MS->getDestAlign()));
-    return;
-  }
+  if (auto *MS = dyn_cast<MemSetInst>(&MI))
+    return linearizeMemSet(*MS);
   auto &MT = cast<MemTransferInst>(MI);
   // PrepareSource's note on the copied type is for this decision only.
   auto Forget = make_scope_exit([&] { forgetCopiedMemberType(MT); });
-  Value *Src = MT.getRawSource();
-  bool DstShadowed = isShadowed(Dst), SrcShadowed = isShadowed(Src);
+  bool DstShadowed = isShadowed(MT.getRawDest());
+  bool SrcShadowed = isShadowed(MT.getRawSource());
   if (!DstShadowed && !SrcShadowed)
     return;
+  if (!checkCopyKeepsDerivatives(MT, DstShadowed, SrcShadowed))
+    return;
+  std::optional<Type *> Elem = copiedShadowElementType(MT);
+  if (!Elem || !*Elem)
+    return; // reported, or no floating-point data: nothing to differentiate
+  if (!DstShadowed)
+    return fail(MT, Twine("cannot differentiate: active data is copied into "
+                          "memory without a shadow (") +
+                        memoryWithoutShadow(MT.getRawDest(), D.rules()) + ")");
+  copyShadowMemory(MT, *Elem, SrcShadowed);
+}
+
+void Linearizer::linearizeMemSet(MemSetInst &MS) {
+  Value *Dst = MS.getRawDest();
+  if (!isShadowed(Dst))
+    return;
+  // Whatever constant is written, its tangent is zero.
+  IRBuilder<> B(MS.getNextNode());
+  Value *S = shadowOf(Dst, MS);
+  if (S)
+    markLinear(
+        B.CreateMemSet(S, B.getInt8(0), MS.getLength(), MS.getDestAlign()));
+}
+
+bool Linearizer::checkCopyKeepsDerivatives(MemTransferInst &MT,
+                                           bool DstShadowed, bool SrcShadowed) {
+  Value *Dst = MT.getRawDest(), *Src = MT.getRawSource();
   // A local of byte type between memory with derivatives and anything:
   // a char buffer, or a slice of a copied struct that the optimiser typed
   // as bytes. What it holds cannot be told from it, and skipping the copy
   // (no floating-point type found) or zeroing past it would be silent.
   if ((DstShadowed && isUntypedStorage(Src)) ||
-      (SrcShadowed && isUntypedStorage(Dst)))
-    return fail(MI, "cannot differentiate this memory copy: it moves data "
-                    "with derivatives through untyped local storage (a char "
-                    "buffer, or a struct copy the optimiser cut into bytes); "
-                    "copy the fields, or through a variable of the struct's "
-                    "type");
+      (SrcShadowed && isUntypedStorage(Dst))) {
+    fail(MT, "cannot differentiate this memory copy: it moves data "
+             "with derivatives through untyped local storage (a char "
+             "buffer, or a struct copy the optimiser cut into bytes); "
+             "copy the fields, or through a variable of the struct's "
+             "type");
+    return false;
+  }
   // Memory that may carry derivatives copied to or from a local holding
   // only integers: type punning (memcpy(&bits, &x[i], 8), then back into a
   // double). The integer side must not decide that no floating-point data
   // moves; the other side's own type does.
-  if (DstShadowed != SrcShadowed) {
-    Value *Local = DstShadowed ? Src : Dst;
-    auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(Local));
-    if (AI && !containsFloatingPoint(AI->getAllocatedType()) &&
-        !containsPointer(AI->getAllocatedType())) {
-      auto *Len = dyn_cast<ConstantInt>(MT.getLength());
-      std::optional<Type *> Kind = inferIntegerAccessBits(
-          MT, DstShadowed ? Dst : Src, Len ? Len->getZExtValue() : 0);
-      if (!Kind || (*Kind && (*Kind)->isFloatingPointTy()))
-        return fail(MI, "cannot differentiate this memory copy: it moves "
-                        "floating-point data to or from an integer variable "
-                        "(type punning), which would lose its derivative: "
-                        "not supported");
-    }
+  if (DstShadowed == SrcShadowed)
+    return true;
+  auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(DstShadowed ? Src : Dst));
+  if (!AI || containsFloatingPoint(AI->getAllocatedType()) ||
+      containsPointer(AI->getAllocatedType()))
+    return true;
+  auto *Len = dyn_cast<ConstantInt>(MT.getLength());
+  std::optional<Type *> Kind = inferIntegerAccessBits(
+      MT, DstShadowed ? Dst : Src, Len ? Len->getZExtValue() : 0);
+  if (!Kind || (*Kind && (*Kind)->isFloatingPointTy())) {
+    fail(MT, "cannot differentiate this memory copy: it moves "
+             "floating-point data to or from an integer variable "
+             "(type punning), which would lose its derivative: "
+             "not supported");
+    return false;
   }
+  return true;
+}
+
+std::optional<Type *> Linearizer::copiedShadowElementType(MemTransferInst &MT) {
   UntypedCopy Why;
   std::optional<Type *> Elem = inferShadowElementType(MT, &Why);
-  if (!Elem)
-    switch (Why) {
-    case UntypedCopy::Mixed:
-      return fail(MI, "cannot differentiate this memory copy: it moves data "
-                      "of more than one kind (float and double, or pointers "
-                      "and floating-point data); copy element by element "
-                      "instead");
-    case UntypedCopy::Union:
-      return fail(MI, "cannot differentiate this memory copy: it moves a "
-                      "union, whose bytes may be floating-point data or "
-                      "pointers (such as the storage of a std::function "
-                      "moved or copied, into a std::vector say): not "
-                      "supported; keep such objects out of the "
-                      "differentiated code, or pass them by reference");
-    case UntypedCopy::Unknown:
-      return fail(MI, "cannot differentiate this memory copy: what it moves "
-                      "(float, double or pointer data) cannot be told from "
-                      "this function or its callers; copy element by "
-                      "element instead");
-    }
-  if (!*Elem)
-    return; // no floating-point data: nothing to differentiate
-  if (!DstShadowed)
-    return fail(MI, Twine("cannot differentiate: active data is copied into "
-                          "memory without a shadow (") +
-                        memoryWithoutShadow(Dst, D.rules()) + ")");
-  Value *SDst = shadowOf(Dst, MI);
+  if (Elem)
+    return Elem;
+  switch (Why) {
+  case UntypedCopy::Mixed:
+    fail(MT, "cannot differentiate this memory copy: it moves data "
+             "of more than one kind (float and double, or pointers "
+             "and floating-point data); copy element by element "
+             "instead");
+    break;
+  case UntypedCopy::Union:
+    fail(MT, "cannot differentiate this memory copy: it moves a "
+             "union, whose bytes may be floating-point data or "
+             "pointers (such as the storage of a std::function "
+             "moved or copied, into a std::vector say): not "
+             "supported; keep such objects out of the "
+             "differentiated code, or pass them by reference");
+    break;
+  case UntypedCopy::Unknown:
+    fail(MT, "cannot differentiate this memory copy: what it moves "
+             "(float, double or pointer data) cannot be told from "
+             "this function or its callers; copy element by "
+             "element instead");
+    break;
+  }
+  return std::nullopt;
+}
+
+void Linearizer::copyShadowMemory(MemTransferInst &MT, Type *Elem,
+                                  bool SrcShadowed) {
+  IRBuilder<> B(MT.getNextNode());
+  Value *SDst = shadowOf(MT.getRawDest(), MT);
   if (!SDst)
     return;
   if (!SrcShadowed) {
@@ -753,7 +781,7 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
         B.CreateMemSet(SDst, B.getInt8(0), MT.getLength(), MT.getDestAlign()));
     return;
   }
-  Value *SSrc = shadowOf(Src, MI);
+  Value *SSrc = shadowOf(MT.getRawSource(), MT);
   if (!SSrc)
     return;
   auto *Copy = cast<MemTransferInst>(MT.clone());
@@ -766,10 +794,10 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   // copy of them is non-linear, as a pointer store is (linearizeStore),
   // and stays in f.fwd; transposing it as floating-point data would add
   // the pointers' bits.
-  if (containsPointer(*Elem) && !hasFloatLeaf(*Elem))
+  if (containsPointer(Elem) && !hasFloatLeaf(Elem))
     return;
   markLinear(Copy);
-  tagShadowElementType(*Copy, *Elem);
+  tagShadowElementType(*Copy, Elem);
 }
 
 } // namespace ad
