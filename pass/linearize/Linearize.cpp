@@ -864,40 +864,22 @@ static bool onlyIntegersAccessedThrough(const CallBase &CB) {
   return true;
 }
 
+/// A constant that reads as zero tangents and null pointer shadows from a
+/// zeroed twin (GlobalShadows::canHaveZeroTwin): a C++ VTT, from which a
+/// base class's constructor takes the vtable pointers it stores into an
+/// object with a shadow.
+static bool hasZeroTwin(const Value *V) {
+  const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
+  return GV && GlobalShadows::canHaveZeroTwin(*GV);
+}
+
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
                                    bool FirstArgConst,
                                    bool EvenWithoutActiveArgs) {
   if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
     return fail(CB, "cannot differentiate a call of '" + displayName(Callee) +
                         "' through a mismatched or variadic prototype");
-
-  // An argument whose tangent is a constant zero is constant for the
-  // callee; a pointer with a shadow is passed with it.
-  // A constant that reads as zero tangents and null pointer shadows from
-  // a zeroed twin (GlobalShadows::canHaveZeroTwin): a C++ VTT, from which
-  // a base class's constructor takes the vtable pointers it stores into
-  // an object with a shadow.
-  auto HasZeroTwin = [](const Value *V) {
-    const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
-    return GV && GlobalShadows::canHaveZeroTwin(*GV);
-  };
-  SmallVector<ArgRole, 8> Roles;
-  for (Use &U : CB.args()) {
-    Value *V = U.get();
-    if (FirstArgConst && U.getOperandNo() == 0)
-      Roles.push_back(ArgRole::Const);
-    else if (isShadowed(V) ||
-             (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
-              storesParameter(Callee, U.getOperandNo())) ||
-             ((isNullDerived(V) || HasZeroTwin(V)) &&
-              needsShadowEvenIfNull(Callee, U.getOperandNo())))
-      Roles.push_back(ArgRole::Dup);
-    else if (isVaried(V) && isDifferentiableType(V->getType()) &&
-             !isa<Constant>(tangentOf(V)))
-      Roles.push_back(ArgRole::Active);
-    else
-      Roles.push_back(ArgRole::Const);
-  }
+  SmallVector<ArgRole, 8> Roles = calleeArgRoles(CB, Callee, FirstArgConst);
   // A pointer result that may point to memory with derivatives, used for
   // more than integers: the callee must return its shadow, even if its
   // own analysis would not find one (memory from an allocator object that
@@ -911,21 +893,57 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
       !EvenWithoutActiveArgs)
     return;
-  Function *CalleeJvp;
-  if (isDispatcher(Primal) || D.speculationDepth()) {
-    std::string Why;
-    CalleeJvp = tryTargetJvp(CB, Callee, CalleeAct, Why);
-    if (!CalleeJvp)
-      return giveUpOnTarget(CB, Callee, Why);
-  } else {
-    CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
-  }
-  if (!CalleeJvp) {
-    Failed = true;
+  Function *CalleeJvp = calleeJvp(CB, Callee, CalleeAct);
+  if (!CalleeJvp)
     return;
-  }
   ++NumTangentInsts;
   SmallVector<Value *, 8> Args(CB.args());
+  if (!appendDerivativeArgs(CB, CalleeAct, Args))
+    return;
+  replaceByJvpCall(CB, *CalleeJvp, Args);
+}
+
+SmallVector<ArgRole, 8>
+Linearizer::calleeArgRoles(CallBase &CB, Function &Callee, bool FirstArgConst) {
+  // An argument whose tangent is a constant zero is constant for the
+  // callee; a pointer with a shadow is passed with it.
+  SmallVector<ArgRole, 8> Roles;
+  for (Use &U : CB.args()) {
+    Value *V = U.get();
+    if (FirstArgConst && U.getOperandNo() == 0)
+      Roles.push_back(ArgRole::Const);
+    else if (isShadowed(V) ||
+             (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
+              storesParameter(Callee, U.getOperandNo())) ||
+             ((isNullDerived(V) || hasZeroTwin(V)) &&
+              needsShadowEvenIfNull(Callee, U.getOperandNo())))
+      Roles.push_back(ArgRole::Dup);
+    else if (isVaried(V) && isDifferentiableType(V->getType()) &&
+             !isa<Constant>(tangentOf(V)))
+      Roles.push_back(ArgRole::Active);
+    else
+      Roles.push_back(ArgRole::Const);
+  }
+  return Roles;
+}
+
+Function *Linearizer::calleeJvp(CallBase &CB, Function &Callee,
+                                const Activity &CalleeAct) {
+  if (isDispatcher(Primal) || D.speculationDepth()) {
+    std::string Why;
+    Function *CalleeJvp = tryTargetJvp(CB, Callee, CalleeAct, Why);
+    if (!CalleeJvp)
+      giveUpOnTarget(CB, Callee, Why);
+    return CalleeJvp;
+  }
+  Function *CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+  if (!CalleeJvp)
+    Failed = true;
+  return CalleeJvp;
+}
+
+bool Linearizer::appendDerivativeArgs(CallBase &CB, const Activity &CalleeAct,
+                                      SmallVectorImpl<Value *> &Args) {
   for (Use &U : CB.args()) {
     if (CalleeAct.isActive(U.getOperandNo()))
       Args.push_back(tangentOf(U.get()));
@@ -935,16 +953,21 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       // for a constant with one; the address itself for one computed from
       // null; null for a pointer without tangents.
       Value *S =
-          isShadowed(U.get()) || HasZeroTwin(U.get()) || isNullDerived(U.get())
+          isShadowed(U.get()) || hasZeroTwin(U.get()) || isNullDerived(U.get())
               ? shadowOf(U.get(), CB)
               : Constant::getNullValue(U.get()->getType());
       if (!S)
-        return;
+        return false;
       Args.push_back(S);
     }
   }
+  return true;
+}
+
+void Linearizer::replaceByJvpCall(CallBase &CB, Function &CalleeJvp,
+                                  ArrayRef<Value *> Args) {
   IRBuilder<> B(&CB);
-  CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
+  CallInst *Mixed = B.CreateCall(&CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
   if (isPointerLike(CB.getType()) && Mixed->getType() != CB.getType()) {
     // A pointer into active memory (or a struct of such) and its shadow.

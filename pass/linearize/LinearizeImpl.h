@@ -86,6 +86,22 @@ private:
   void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee,
                          bool FirstArgConst = false,
                          bool EvenWithoutActiveArgs = false);
+  /// The role of each argument of \p CB in the call of \p Callee's JVP.
+  llvm::SmallVector<ArgRole, 8> calleeArgRoles(llvm::CallBase &CB,
+                                               llvm::Function &Callee,
+                                               bool FirstArgConst);
+  /// The JVP of \p Callee for \p CalleeAct, or null when there is none
+  /// (reported, or given up on in a dispatcher).
+  llvm::Function *calleeJvp(llvm::CallBase &CB, llvm::Function &Callee,
+                            const Activity &CalleeAct);
+  /// Appends the tangents and shadows of \p CB's arguments that
+  /// \p CalleeAct asks for. False when a shadow is missing (reported).
+  bool appendDerivativeArgs(llvm::CallBase &CB, const Activity &CalleeAct,
+                            llvm::SmallVectorImpl<llvm::Value *> &Args);
+  /// Calls \p CalleeJvp in place of \p CB, and takes the result's tangent
+  /// or shadow out of what it returns.
+  void replaceByJvpCall(llvm::CallBase &CB, llvm::Function &CalleeJvp,
+                        llvm::ArrayRef<llvm::Value *> Args);
   void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
   /// In a dispatcher: the derivative of the possible target \p Callee, or
   /// null when it cannot be built (then \p Why says why).
