@@ -315,6 +315,24 @@ Function *Linearizer::run() {
   // either, of which the caller only reads the integer).
   bool ReturnsShadow = Act.shadowReturn() && isPointerLike(Src.getReturnType());
   J = createJvpDeclaration(ReturnsShadow);
+  moveSourceBodyIntoJvp();
+  adoptActivity(Info);
+  bindArgumentDerivatives();
+
+  // Tangent PHIs first, so that uses across back edges find them.
+  ReversePostOrderTraversal<Function *> RPO(J);
+  SmallVector<BasicBlock *, 32> Blocks(RPO.begin(), RPO.end());
+  SmallVector<std::pair<PHINode *, PHINode *>, 8> PhiPairs =
+      createTangentPhis(Blocks);
+  createShadowPhis();
+  if (!linearizeBlocks(Blocks) || !completeShadowPhis())
+    return nullptr;
+  completeTangentPhis(PhiPairs);
+  ++NumJvpFunctions;
+  return J;
+}
+
+void Linearizer::moveSourceBodyIntoJvp() {
   // Src is the private copy PrepareSource made (getJvp erases it next): its
   // body and function metadata (the DISubprogram of its own) move into J
   // rather than being copied once more. Instructions keep their identity,
@@ -331,7 +349,9 @@ Function *Linearizer::run() {
   copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
+}
 
+void Linearizer::adoptActivity(ActivityInfo &Info) {
   // The activity sets name Src's arguments, instructions and addresses of
   // active globals: J has its own arguments and Src's instructions.
   auto InJ = [&](const Value *V) -> Value * {
@@ -344,6 +364,9 @@ Function *Linearizer::run() {
   for (const Value *V : Info.Shadowed)
     Shadowed.insert(InJ(V));
   FloatBits = std::move(Info.FloatBits); // instructions only
+}
+
+void Linearizer::bindArgumentDerivatives() {
   unsigned NextExtraArg = Src.arg_size();
   for (Argument &A : Src.args()) {
     if (Act.isActive(A.getArgNo()))
@@ -351,11 +374,12 @@ Function *Linearizer::run() {
     else if (Act.isDup(A.getArgNo()))
       Shadow[J->getArg(A.getArgNo())] = J->getArg(NextExtraArg++);
   }
+}
 
-  // Tangent PHIs first, so that uses across back edges find them.
-  ReversePostOrderTraversal<Function *> RPO(J);
+SmallVector<std::pair<PHINode *, PHINode *>, 8>
+Linearizer::createTangentPhis(ArrayRef<BasicBlock *> Blocks) {
   SmallVector<std::pair<PHINode *, PHINode *>, 8> PhiPairs;
-  for (BasicBlock *BB : RPO)
+  for (BasicBlock *BB : Blocks)
     for (PHINode &Phi : BB->phis())
       if (isVaried(&Phi)) {
         auto *TP = PHINode::Create(Phi.getType(), Phi.getNumIncomingValues(),
@@ -365,30 +389,33 @@ Function *Linearizer::run() {
         Tangent[&Phi] = TP;
         PhiPairs.push_back({&Phi, TP});
       }
+  return PhiPairs;
+}
 
-  createShadowPhis();
-
+bool Linearizer::linearizeBlocks(ArrayRef<BasicBlock *> Blocks) {
   SmallVector<Instruction *, 64> Work;
-  for (BasicBlock *BB : RPO)
+  for (BasicBlock *BB : Blocks)
     for (Instruction &I : *BB)
       if (!isa<PHINode>(I) && !isLinear(&I))
         Work.push_back(&I);
   for (Instruction *I : Work) {
     if (const char *Why = droppedDerivative(*I))
-      return fail(*I, Why), nullptr;
+      return fail(*I, Why), false;
     if (const GlobalVariable *GV = D.globals().pointerGlobalAccessedBy(*I))
-      return fail(*I, throughPointerGlobal(*GV)), nullptr;
+      return fail(*I, throughPointerGlobal(*GV)), false;
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
     else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||
              isa<LoadInst>(I) || isa<StoreInst>(I))
       linearizeInstruction(*I);
     if (Failed)
-      return nullptr;
+      return false;
   }
+  return true;
+}
 
-  if (!completeShadowPhis())
-    return nullptr;
+void Linearizer::completeTangentPhis(
+    ArrayRef<std::pair<PHINode *, PHINode *>> PhiPairs) {
   for (auto [Phi, TP] : PhiPairs)
     for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
       Value *In = Phi->getIncomingValue(K);
@@ -398,9 +425,6 @@ Function *Linearizer::run() {
                      : tangentOf(In);
       TP->addIncoming(T, Phi->getIncomingBlock(K));
     }
-
-  ++NumJvpFunctions;
-  return J;
 }
 
 /// Markers about memory that neither read nor change its values: a C++

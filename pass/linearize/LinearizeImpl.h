@@ -51,6 +51,20 @@ public:
 
 private:
   llvm::Function *createJvpDeclaration(bool ReturnsShadow);
+  void moveSourceBodyIntoJvp();
+  /// Takes over the activity computed on Src, naming J's arguments.
+  void adoptActivity(ActivityInfo &Info);
+  /// Maps J's active and AD_DUP parameters to their tangent and shadow
+  /// parameters.
+  void bindArgumentDerivatives();
+  /// A tangent phi per varied phi of \p Blocks, with no incoming values
+  /// yet: (primal phi, tangent phi) pairs.
+  llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 8>
+  createTangentPhis(llvm::ArrayRef<llvm::BasicBlock *> Blocks);
+  /// Linearizes the instructions of \p Blocks, in order. False on error.
+  bool linearizeBlocks(llvm::ArrayRef<llvm::BasicBlock *> Blocks);
+  void completeTangentPhis(
+      llvm::ArrayRef<std::pair<llvm::PHINode *, llvm::PHINode *>> PhiPairs);
   llvm::Value *tangentOf(llvm::Value *V);
   bool isVaried(const llvm::Value *V) const { return Varied.count(V); }
   bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
