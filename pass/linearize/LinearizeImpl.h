@@ -133,6 +133,8 @@ private:
   void replaceCall(llvm::CallBase &CB, llvm::Value *With);
   // LinearizeComplex.cpp
   void linearizeComplexArithmetic(llvm::CallBase &CB);
+  /// cabsf and cargf: a real result of a complex argument.
+  void linearizeComplexAbsOrArg(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);
   void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
 
