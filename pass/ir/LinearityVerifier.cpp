@@ -32,7 +32,15 @@ private:
   bool isLinearValue(const Value *V) const;
   bool isLinearOrZero(const Value *V) const;
   bool isMixedCall(const Value *V) const;
+  bool allLinearOrZero(const Instruction &I,
+                       std::initializer_list<unsigned> Ops) const;
+  bool isNonLinearOperand(const Instruction &I, unsigned K) const {
+    return !isLinearValue(I.getOperand(K));
+  }
   const char *checkLinear(const Instruction &I) const;
+  const char *checkLinearExtractValue(const Instruction &I) const;
+  const char *checkLinearInsertValue(const Instruction &I) const;
+  const char *checkLinearCall(const CallInst &CI) const;
   const char *checkNonLinear(const Instruction &I) const;
 
   const Function &F;
@@ -68,33 +76,34 @@ bool LinearityChecker::isMixedCall(const Value *V) const {
   return I && mixedCallee(*I);
 }
 
+bool LinearityChecker::allLinearOrZero(
+    const Instruction &I, std::initializer_list<unsigned> Ops) const {
+  return llvm::all_of(
+      Ops, [&](unsigned K) { return isLinearOrZero(I.getOperand(K)); });
+}
+
 /// Returns what is wrong with linear instruction \p I, or null.
 const char *LinearityChecker::checkLinear(const Instruction &I) const {
-  auto AllLinearOrZero = [&](std::initializer_list<unsigned> Ops) {
-    return llvm::all_of(
-        Ops, [&](unsigned K) { return isLinearOrZero(I.getOperand(K)); });
-  };
-  auto NonLinear = [&](unsigned K) { return !isLinearValue(I.getOperand(K)); };
   switch (I.getOpcode()) {
   case Instruction::FAdd:
   case Instruction::FSub:
-    return AllLinearOrZero({0, 1})
+    return allLinearOrZero(I, {0, 1})
                ? nullptr
                : "adds a non-zero non-linear value (affine)";
   case Instruction::FNeg:
   case Instruction::FPExt:
   case Instruction::FPTrunc:
-    return AllLinearOrZero({0}) ? nullptr : "operand is not linear";
+    return allLinearOrZero(I, {0}) ? nullptr : "operand is not linear";
   case Instruction::FMul:
     return (isLinearValue(I.getOperand(0)) != isLinearValue(I.getOperand(1)))
                ? nullptr
                : "fmul needs exactly one linear operand";
   case Instruction::FDiv:
-    return isLinearValue(I.getOperand(0)) && NonLinear(1)
+    return isLinearValue(I.getOperand(0)) && isNonLinearOperand(I, 1)
                ? nullptr
                : "fdiv needs a linear numerator and a non-linear divisor";
   case Instruction::Select:
-    return NonLinear(0) && AllLinearOrZero({1, 2})
+    return isNonLinearOperand(I, 0) && allLinearOrZero(I, {1, 2})
                ? nullptr
                : "select needs a non-linear condition and linear arms";
   case Instruction::PHI:
@@ -103,55 +112,72 @@ const char *LinearityChecker::checkLinear(const Instruction &I) const {
         return "phi has a non-linear incoming value";
     return nullptr;
   case Instruction::ExtractElement:
-    return AllLinearOrZero({0}) && NonLinear(1) ? nullptr
-                                                : "bad linear extractelement";
+    return allLinearOrZero(I, {0}) && isNonLinearOperand(I, 1)
+               ? nullptr
+               : "bad linear extractelement";
   case Instruction::InsertElement:
-    return AllLinearOrZero({0, 1}) && NonLinear(2) ? nullptr
-                                                   : "bad linear insertelement";
+    return allLinearOrZero(I, {0, 1}) && isNonLinearOperand(I, 2)
+               ? nullptr
+               : "bad linear insertelement";
   case Instruction::ShuffleVector:
-    return AllLinearOrZero({0, 1}) ? nullptr : "bad linear shufflevector";
+    return allLinearOrZero(I, {0, 1}) ? nullptr : "bad linear shufflevector";
   case Instruction::ExtractValue:
-    // The tangent half of a mixed call's result.
-    if (Kind == DerivedKind::Jvp && isMixedCall(I.getOperand(0)))
-      return cast<ExtractValueInst>(I).getIndices()[0] == 1
-                 ? nullptr
-                 : "the primal half of a JVP call is not linear";
-    return AllLinearOrZero({0}) ? nullptr : "bad linear extractvalue";
+    return checkLinearExtractValue(I);
   case Instruction::InsertValue:
-    // f.jvp returns {y, dy}: the insertvalue of dy is the only linear one
-    // with a non-linear aggregate.
-    if (Kind == DerivedKind::Jvp && I.hasOneUse() &&
-        isa<ReturnInst>(*I.user_begin()))
-      return isLinearOrZero(I.getOperand(1)) ? nullptr
-                                             : "returned tangent is not linear";
-    return AllLinearOrZero({0, 1}) ? nullptr : "bad linear insertvalue";
+    return checkLinearInsertValue(I);
   case Instruction::Load:
-    return NonLinear(0) ? nullptr : "a linear load needs a non-linear address";
+    return isNonLinearOperand(I, 0)
+               ? nullptr
+               : "a linear load needs a non-linear address";
   case Instruction::Store:
-    return isLinearOrZero(I.getOperand(0)) && NonLinear(1)
+    return isLinearOrZero(I.getOperand(0)) && isNonLinearOperand(I, 1)
                ? nullptr
                : "a linear store needs a linear value and a non-linear address";
-  case Instruction::Call: {
-    // Copies and fills of shadow memory, and the lifetime of heap shadows:
-    // every operand is an address or a length.
-    if (isa<MemIntrinsic>(I) || isShadowLive(I) || isShadowFree(I)) {
-      for (const Value *Op : cast<CallInst>(I).args())
-        if (isLinearValue(Op))
-          return "a shadow memory operation takes a linear operand";
-      return nullptr;
-    }
-    const Function *Callee = cast<CallInst>(I).getCalledFunction();
-    auto Info = Callee ? getDerivedInfo(*Callee) : std::nullopt;
-    if (Kind != DerivedKind::Lin || !Info || Info->Kind != DerivedKind::Lin)
-      return "a linear call must call a generated linear function";
-    for (unsigned K = 1; K < cast<CallInst>(I).arg_size(); ++K)
-      if (!isLinearOrZero(I.getOperand(K)))
-        return "a linear call passes a non-linear tangent";
-    return nullptr;
-  }
+  case Instruction::Call:
+    return checkLinearCall(cast<CallInst>(I));
   default:
     return "this opcode is not a linear primitive";
   }
+}
+
+const char *
+LinearityChecker::checkLinearExtractValue(const Instruction &I) const {
+  // The tangent half of a mixed call's result.
+  if (Kind == DerivedKind::Jvp && isMixedCall(I.getOperand(0)))
+    return cast<ExtractValueInst>(I).getIndices()[0] == 1
+               ? nullptr
+               : "the primal half of a JVP call is not linear";
+  return allLinearOrZero(I, {0}) ? nullptr : "bad linear extractvalue";
+}
+
+const char *
+LinearityChecker::checkLinearInsertValue(const Instruction &I) const {
+  // f.jvp returns {y, dy}: the insertvalue of dy is the only linear one
+  // with a non-linear aggregate.
+  if (Kind == DerivedKind::Jvp && I.hasOneUse() &&
+      isa<ReturnInst>(*I.user_begin()))
+    return isLinearOrZero(I.getOperand(1)) ? nullptr
+                                           : "returned tangent is not linear";
+  return allLinearOrZero(I, {0, 1}) ? nullptr : "bad linear insertvalue";
+}
+
+const char *LinearityChecker::checkLinearCall(const CallInst &CI) const {
+  // Copies and fills of shadow memory, and the lifetime of heap shadows:
+  // every operand is an address or a length.
+  if (isa<MemIntrinsic>(CI) || isShadowLive(CI) || isShadowFree(CI)) {
+    for (const Value *Op : CI.args())
+      if (isLinearValue(Op))
+        return "a shadow memory operation takes a linear operand";
+    return nullptr;
+  }
+  const Function *Callee = CI.getCalledFunction();
+  auto Info = Callee ? getDerivedInfo(*Callee) : std::nullopt;
+  if (Kind != DerivedKind::Lin || !Info || Info->Kind != DerivedKind::Lin)
+    return "a linear call must call a generated linear function";
+  for (unsigned K = 1; K < CI.arg_size(); ++K)
+    if (!isLinearOrZero(CI.getOperand(K)))
+      return "a linear call passes a non-linear tangent";
+  return nullptr;
 }
 
 /// Returns what is wrong with non-linear instruction \p I, or null.

@@ -315,6 +315,24 @@ Function *Linearizer::run() {
   // either, of which the caller only reads the integer).
   bool ReturnsShadow = Act.shadowReturn() && isPointerLike(Src.getReturnType());
   J = createJvpDeclaration(ReturnsShadow);
+  moveSourceBodyIntoJvp();
+  adoptActivity(Info);
+  bindArgumentDerivatives();
+
+  // Tangent PHIs first, so that uses across back edges find them.
+  ReversePostOrderTraversal<Function *> RPO(J);
+  SmallVector<BasicBlock *, 32> Blocks(RPO.begin(), RPO.end());
+  SmallVector<std::pair<PHINode *, PHINode *>, 8> PhiPairs =
+      createTangentPhis(Blocks);
+  createShadowPhis();
+  if (!linearizeBlocks(Blocks) || !completeShadowPhis())
+    return nullptr;
+  completeTangentPhis(PhiPairs);
+  ++NumJvpFunctions;
+  return J;
+}
+
+void Linearizer::moveSourceBodyIntoJvp() {
   // Src is the private copy PrepareSource made (getJvp erases it next): its
   // body and function metadata (the DISubprogram of its own) move into J
   // rather than being copied once more. Instructions keep their identity,
@@ -331,7 +349,9 @@ Function *Linearizer::run() {
   copyPrimalAttributes(*J, Src, Src.arg_size(), /*WritesTape=*/false);
   J->setLinkage(GlobalValue::InternalLinkage);
   tagDerived(*J, DerivedKind::Jvp, Primal, Act);
+}
 
+void Linearizer::adoptActivity(ActivityInfo &Info) {
   // The activity sets name Src's arguments, instructions and addresses of
   // active globals: J has its own arguments and Src's instructions.
   auto InJ = [&](const Value *V) -> Value * {
@@ -344,6 +364,9 @@ Function *Linearizer::run() {
   for (const Value *V : Info.Shadowed)
     Shadowed.insert(InJ(V));
   FloatBits = std::move(Info.FloatBits); // instructions only
+}
+
+void Linearizer::bindArgumentDerivatives() {
   unsigned NextExtraArg = Src.arg_size();
   for (Argument &A : Src.args()) {
     if (Act.isActive(A.getArgNo()))
@@ -351,11 +374,12 @@ Function *Linearizer::run() {
     else if (Act.isDup(A.getArgNo()))
       Shadow[J->getArg(A.getArgNo())] = J->getArg(NextExtraArg++);
   }
+}
 
-  // Tangent PHIs first, so that uses across back edges find them.
-  ReversePostOrderTraversal<Function *> RPO(J);
+SmallVector<std::pair<PHINode *, PHINode *>, 8>
+Linearizer::createTangentPhis(ArrayRef<BasicBlock *> Blocks) {
   SmallVector<std::pair<PHINode *, PHINode *>, 8> PhiPairs;
-  for (BasicBlock *BB : RPO)
+  for (BasicBlock *BB : Blocks)
     for (PHINode &Phi : BB->phis())
       if (isVaried(&Phi)) {
         auto *TP = PHINode::Create(Phi.getType(), Phi.getNumIncomingValues(),
@@ -365,30 +389,33 @@ Function *Linearizer::run() {
         Tangent[&Phi] = TP;
         PhiPairs.push_back({&Phi, TP});
       }
+  return PhiPairs;
+}
 
-  createShadowPhis();
-
+bool Linearizer::linearizeBlocks(ArrayRef<BasicBlock *> Blocks) {
   SmallVector<Instruction *, 64> Work;
-  for (BasicBlock *BB : RPO)
+  for (BasicBlock *BB : Blocks)
     for (Instruction &I : *BB)
       if (!isa<PHINode>(I) && !isLinear(&I))
         Work.push_back(&I);
   for (Instruction *I : Work) {
     if (const char *Why = droppedDerivative(*I))
-      return fail(*I, Why), nullptr;
+      return fail(*I, Why), false;
     if (const GlobalVariable *GV = D.globals().pointerGlobalAccessedBy(*I))
-      return fail(*I, throughPointerGlobal(*GV)), nullptr;
+      return fail(*I, throughPointerGlobal(*GV)), false;
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
     else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||
              isa<LoadInst>(I) || isa<StoreInst>(I))
       linearizeInstruction(*I);
     if (Failed)
-      return nullptr;
+      return false;
   }
+  return true;
+}
 
-  if (!completeShadowPhis())
-    return nullptr;
+void Linearizer::completeTangentPhis(
+    ArrayRef<std::pair<PHINode *, PHINode *>> PhiPairs) {
   for (auto [Phi, TP] : PhiPairs)
     for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
       Value *In = Phi->getIncomingValue(K);
@@ -398,9 +425,6 @@ Function *Linearizer::run() {
                      : tangentOf(In);
       TP->addIncoming(T, Phi->getIncomingBlock(K));
     }
-
-  ++NumJvpFunctions;
-  return J;
 }
 
 /// Markers about memory that neither read nor change its values: a C++
@@ -864,40 +888,22 @@ static bool onlyIntegersAccessedThrough(const CallBase &CB) {
   return true;
 }
 
+/// A constant that reads as zero tangents and null pointer shadows from a
+/// zeroed twin (GlobalShadows::canHaveZeroTwin): a C++ VTT, from which a
+/// base class's constructor takes the vtable pointers it stores into an
+/// object with a shadow.
+static bool hasZeroTwin(const Value *V) {
+  const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
+  return GV && GlobalShadows::canHaveZeroTwin(*GV);
+}
+
 void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
                                    bool FirstArgConst,
                                    bool EvenWithoutActiveArgs) {
   if (CB.getFunctionType() != Callee.getFunctionType() || Callee.isVarArg())
     return fail(CB, "cannot differentiate a call of '" + displayName(Callee) +
                         "' through a mismatched or variadic prototype");
-
-  // An argument whose tangent is a constant zero is constant for the
-  // callee; a pointer with a shadow is passed with it.
-  // A constant that reads as zero tangents and null pointer shadows from
-  // a zeroed twin (GlobalShadows::canHaveZeroTwin): a C++ VTT, from which
-  // a base class's constructor takes the vtable pointers it stores into
-  // an object with a shadow.
-  auto HasZeroTwin = [](const Value *V) {
-    const GlobalVariable *GV = isa<Constant>(V) ? globalBaseOf(V) : nullptr;
-    return GV && GlobalShadows::canHaveZeroTwin(*GV);
-  };
-  SmallVector<ArgRole, 8> Roles;
-  for (Use &U : CB.args()) {
-    Value *V = U.get();
-    if (FirstArgConst && U.getOperandNo() == 0)
-      Roles.push_back(ArgRole::Const);
-    else if (isShadowed(V) ||
-             (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
-              storesParameter(Callee, U.getOperandNo())) ||
-             ((isNullDerived(V) || HasZeroTwin(V)) &&
-              needsShadowEvenIfNull(Callee, U.getOperandNo())))
-      Roles.push_back(ArgRole::Dup);
-    else if (isVaried(V) && isDifferentiableType(V->getType()) &&
-             !isa<Constant>(tangentOf(V)))
-      Roles.push_back(ArgRole::Active);
-    else
-      Roles.push_back(ArgRole::Const);
-  }
+  SmallVector<ArgRole, 8> Roles = calleeArgRoles(CB, Callee, FirstArgConst);
   // A pointer result that may point to memory with derivatives, used for
   // more than integers: the callee must return its shadow, even if its
   // own analysis would not find one (memory from an allocator object that
@@ -911,21 +917,57 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&
       !EvenWithoutActiveArgs)
     return;
-  Function *CalleeJvp;
-  if (isDispatcher(Primal) || D.speculationDepth()) {
-    std::string Why;
-    CalleeJvp = tryTargetJvp(CB, Callee, CalleeAct, Why);
-    if (!CalleeJvp)
-      return giveUpOnTarget(CB, Callee, Why);
-  } else {
-    CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
-  }
-  if (!CalleeJvp) {
-    Failed = true;
+  Function *CalleeJvp = calleeJvp(CB, Callee, CalleeAct);
+  if (!CalleeJvp)
     return;
-  }
   ++NumTangentInsts;
   SmallVector<Value *, 8> Args(CB.args());
+  if (!appendDerivativeArgs(CB, CalleeAct, Args))
+    return;
+  replaceByJvpCall(CB, *CalleeJvp, Args);
+}
+
+SmallVector<ArgRole, 8>
+Linearizer::calleeArgRoles(CallBase &CB, Function &Callee, bool FirstArgConst) {
+  // An argument whose tangent is a constant zero is constant for the
+  // callee; a pointer with a shadow is passed with it.
+  SmallVector<ArgRole, 8> Roles;
+  for (Use &U : CB.args()) {
+    Value *V = U.get();
+    if (FirstArgConst && U.getOperandNo() == 0)
+      Roles.push_back(ArgRole::Const);
+    else if (isShadowed(V) ||
+             (V->getType()->isPointerTy() && pointsToNonDifferentiableData(V) &&
+              storesParameter(Callee, U.getOperandNo())) ||
+             ((isNullDerived(V) || hasZeroTwin(V)) &&
+              needsShadowEvenIfNull(Callee, U.getOperandNo())))
+      Roles.push_back(ArgRole::Dup);
+    else if (isVaried(V) && isDifferentiableType(V->getType()) &&
+             !isa<Constant>(tangentOf(V)))
+      Roles.push_back(ArgRole::Active);
+    else
+      Roles.push_back(ArgRole::Const);
+  }
+  return Roles;
+}
+
+Function *Linearizer::calleeJvp(CallBase &CB, Function &Callee,
+                                const Activity &CalleeAct) {
+  if (isDispatcher(Primal) || D.speculationDepth()) {
+    std::string Why;
+    Function *CalleeJvp = tryTargetJvp(CB, Callee, CalleeAct, Why);
+    if (!CalleeJvp)
+      giveUpOnTarget(CB, Callee, Why);
+    return CalleeJvp;
+  }
+  Function *CalleeJvp = D.getJvp(Callee, CalleeAct, &CB);
+  if (!CalleeJvp)
+    Failed = true;
+  return CalleeJvp;
+}
+
+bool Linearizer::appendDerivativeArgs(CallBase &CB, const Activity &CalleeAct,
+                                      SmallVectorImpl<Value *> &Args) {
   for (Use &U : CB.args()) {
     if (CalleeAct.isActive(U.getOperandNo()))
       Args.push_back(tangentOf(U.get()));
@@ -935,16 +977,21 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
       // for a constant with one; the address itself for one computed from
       // null; null for a pointer without tangents.
       Value *S =
-          isShadowed(U.get()) || HasZeroTwin(U.get()) || isNullDerived(U.get())
+          isShadowed(U.get()) || hasZeroTwin(U.get()) || isNullDerived(U.get())
               ? shadowOf(U.get(), CB)
               : Constant::getNullValue(U.get()->getType());
       if (!S)
-        return;
+        return false;
       Args.push_back(S);
     }
   }
+  return true;
+}
+
+void Linearizer::replaceByJvpCall(CallBase &CB, Function &CalleeJvp,
+                                  ArrayRef<Value *> Args) {
   IRBuilder<> B(&CB);
-  CallInst *Mixed = B.CreateCall(CalleeJvp, Args);
+  CallInst *Mixed = B.CreateCall(&CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
   if (isPointerLike(CB.getType()) && Mixed->getType() != CB.getType()) {
     // A pointer into active memory (or a struct of such) and its shadow.

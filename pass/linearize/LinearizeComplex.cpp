@@ -115,94 +115,126 @@ bool isComplexArithmetic(const Function &Callee) {
          isComplexLibmFunction(Callee);
 }
 
+namespace {
+
+/// Builds, right after a pair-valued call (__muldc3 and friends, cexp,
+/// clog, csqrt), the tangent of its result from its arguments' tangents.
+class PairTangentBuilder {
+public:
+  /// \p ArgTangents: the tangent of each argument, null where it is zero.
+  PairTangentBuilder(CallBase &CB, ArrayRef<Value *> ArgTangents)
+      : CB(CB), ArgTangents(ArgTangents), CoefB(CB.getNextNode()),
+        LinB(CB.getNextNode(), CB), P(CoefB, LinB) {
+    Type *T = CB.getType();
+    Part = T->isVectorTy() ? cast<VectorType>(T)->getElementType()
+                           : T->getStructElementType(0);
+  }
+
+  Value *build() {
+    StringRef Name = CB.getCalledFunction()->getName();
+    return packLikeResult(Name.starts_with("__") ? ofArithmetic(Name)
+                                                 : ofLibmFunction(Name));
+  }
+
+private:
+  Value *arg(unsigned K) { return CB.getArgOperand(K); }
+
+  /// z * w and z / w, for z = a + bi and w = c + di passed as (a, b, c, d).
+  Pair ofArithmetic(StringRef Name) {
+    Pair Z{arg(0), arg(1)}, W{arg(2), arg(3)};
+    Pair DZ{ArgTangents[0], ArgTangents[1]};
+    Pair DW{ArgTangents[2], ArgTangents[3]};
+    if (Name.starts_with("__mul"))
+      return P.add(P.mul(W, DZ), P.mul(Z, DW));
+    Pair Q = partsOf(CoefB, &CB);
+    return P.mul(P.reciprocal(W), P.sub(DZ, P.mul(Q, DW)));
+  }
+
+  /// cexp, clog, csqrt: z as two scalars, or one <2 x float>.
+  Pair ofLibmFunction(StringRef Name) {
+    Pair Z, DZ;
+    if (CB.arg_size() == 1) {
+      Z = partsOf(CoefB, arg(0));
+      if (Value *T = ArgTangents[0])
+        DZ = partsOf(LinB, T);
+    } else {
+      Z = {arg(0), arg(1)};
+      DZ = {ArgTangents[0], ArgTangents[1]};
+    }
+    Pair Y = partsOf(CoefB, &CB);
+    if (Name.starts_with("cexp"))
+      return P.mul(Y, DZ);
+    if (Name.starts_with("clog"))
+      return P.mul(P.reciprocal(Z), DZ);
+    // csqrt
+    Value *Two = ConstantFP::get(Part, 2.0);
+    return P.mul(P.reciprocal({CoefB.CreateFMul(Two, Y.Re),
+                               CoefB.CreateFMul(Two, Y.Im)}),
+                 DZ);
+  }
+
+  /// Packs the tangent like the result; a zero part is a constant zero.
+  Value *packLikeResult(Pair DY) {
+    Type *T = CB.getType();
+    Value *Zero = ConstantFP::get(Part, 0.0);
+    Value *Re = DY.Re ? DY.Re : Zero, *Im = DY.Im ? DY.Im : Zero;
+    Value *Packed = PoisonValue::get(T);
+    if (T->isVectorTy()) {
+      Packed = LinB.CreateInsertElement(Packed, Re, uint64_t(0));
+      return LinB.CreateInsertElement(Packed, Im, uint64_t(1));
+    }
+    Packed = LinB.CreateInsertValue(Packed, Re, 0);
+    return LinB.CreateInsertValue(Packed, Im, 1);
+  }
+
+  CallBase &CB;
+  ArrayRef<Value *> ArgTangents;
+  IRBuilder<> CoefB;
+  TangentBuilder LinB;
+  PairBuilder P;
+  Type *Part;
+};
+
+} // namespace
+
 void Linearizer::linearizeComplexArithmetic(CallBase &CB) {
   ++NumComplexCalls;
+  if (CB.getType()->isFloatingPointTy())
+    return linearizeComplexAbsOrArg(CB);
+  SmallVector<Value *, 4> ArgTangents;
+  for (Value *A : CB.args())
+    ArgTangents.push_back(
+        isVaried(A) && !isa<Constant>(tangentOf(A)) ? tangentOf(A) : nullptr);
+  Tangent[&CB] = PairTangentBuilder(CB, ArgTangents).build();
+}
+
+void Linearizer::linearizeComplexAbsOrArg(CallBase &CB) {
+  // cabsf, cargf: a real function of z = re + im i, as the rule rows of
+  // cabs and carg: d|z| = (re dre + im dim) / |z| (0 at z = 0),
+  // d arg z = (re dim - im dre) / |z|^2.
   Type *T = CB.getType();
-  if (T->isFloatingPointTy()) {
-    // cabsf, cargf: a real function of z = re + im i, as the rule rows of
-    // cabs and carg: d|z| = (re dre + im dim) / |z| (0 at z = 0),
-    // d arg z = (re dim - im dre) / |z|^2.
-    Value *Z = CB.getArgOperand(0);
-    if (!isVaried(Z))
-      return;
-    Instruction *Next = CB.getNextNode();
-    IRBuilder<> CoefB(Next);
-    TangentBuilder LinB(Next, CB);
-    Pair P = partsOf(CoefB, Z), DP = partsOf(LinB, tangentOf(Z));
-    Value *CRe, *CIm;
-    if (CB.getCalledFunction()->getName() == "cabsf") {
-      Value *Zero = ConstantFP::get(T, 0.0);
-      Value *SafeY = CoefB.CreateSelect(CoefB.CreateFCmpOEQ(&CB, Zero),
-                                        ConstantFP::get(T, 1.0), &CB);
-      CRe = CoefB.CreateFDiv(P.Re, SafeY);
-      CIm = CoefB.CreateFDiv(P.Im, SafeY);
-    } else {
-      Value *NormSq = CoefB.CreateFAdd(CoefB.CreateFMul(P.Re, P.Re),
-                                       CoefB.CreateFMul(P.Im, P.Im));
-      CRe = CoefB.CreateFNeg(CoefB.CreateFDiv(P.Im, NormSq));
-      CIm = CoefB.CreateFDiv(P.Re, NormSq);
-    }
-    Tangent[&CB] = LinB.CreateFAdd(LinB.CreateFMul(CRe, DP.Re),
-                                   LinB.CreateFMul(CIm, DP.Im));
+  Value *Z = CB.getArgOperand(0);
+  if (!isVaried(Z))
     return;
-  }
-  Type *Part = T->isVectorTy() ? cast<VectorType>(T)->getElementType()
-                               : T->getStructElementType(0);
   Instruction *Next = CB.getNextNode();
   IRBuilder<> CoefB(Next);
   TangentBuilder LinB(Next, CB);
-  PairBuilder P(CoefB, LinB);
-  auto Arg = [&](unsigned K) { return CB.getArgOperand(K); };
-  auto TangentArg = [&](unsigned K) -> Value * {
-    Value *A = Arg(K);
-    return isVaried(A) && !isa<Constant>(tangentOf(A)) ? tangentOf(A) : nullptr;
-  };
-  StringRef Name = CB.getCalledFunction()->getName();
-  Pair DY;
-  if (Name.starts_with("__")) {
-    Pair Z{Arg(0), Arg(1)}, W{Arg(2), Arg(3)};
-    Pair DZ{TangentArg(0), TangentArg(1)}, DW{TangentArg(2), TangentArg(3)};
-    if (Name.starts_with("__mul")) {
-      DY = P.add(P.mul(W, DZ), P.mul(Z, DW));
-    } else {
-      Pair Q = partsOf(CoefB, &CB);
-      DY = P.mul(P.reciprocal(W), P.sub(DZ, P.mul(Q, DW)));
-    }
+  Pair P = partsOf(CoefB, Z), DP = partsOf(LinB, tangentOf(Z));
+  Value *CRe, *CIm;
+  if (CB.getCalledFunction()->getName() == "cabsf") {
+    Value *Zero = ConstantFP::get(T, 0.0);
+    Value *SafeY = CoefB.CreateSelect(CoefB.CreateFCmpOEQ(&CB, Zero),
+                                      ConstantFP::get(T, 1.0), &CB);
+    CRe = CoefB.CreateFDiv(P.Re, SafeY);
+    CIm = CoefB.CreateFDiv(P.Im, SafeY);
   } else {
-    // cexp, clog, csqrt: z as two scalars, or one <2 x float>.
-    Pair Z, DZ;
-    if (CB.arg_size() == 1) {
-      Z = partsOf(CoefB, Arg(0));
-      if (Value *T = TangentArg(0))
-        DZ = partsOf(LinB, T);
-    } else {
-      Z = {Arg(0), Arg(1)};
-      DZ = {TangentArg(0), TangentArg(1)};
-    }
-    Pair Y = partsOf(CoefB, &CB);
-    if (Name.starts_with("cexp")) {
-      DY = P.mul(Y, DZ);
-    } else if (Name.starts_with("clog")) {
-      DY = P.mul(P.reciprocal(Z), DZ);
-    } else { // csqrt
-      Value *Two = ConstantFP::get(Part, 2.0);
-      DY = P.mul(P.reciprocal({CoefB.CreateFMul(Two, Y.Re),
-                               CoefB.CreateFMul(Two, Y.Im)}),
-                 DZ);
-    }
+    Value *NormSq = CoefB.CreateFAdd(CoefB.CreateFMul(P.Re, P.Re),
+                                     CoefB.CreateFMul(P.Im, P.Im));
+    CRe = CoefB.CreateFNeg(CoefB.CreateFDiv(P.Im, NormSq));
+    CIm = CoefB.CreateFDiv(P.Re, NormSq);
   }
-  // Pack the tangent like the result; a zero part is a constant zero.
-  Value *Zero = ConstantFP::get(Part, 0.0);
-  Value *Re = DY.Re ? DY.Re : Zero, *Im = DY.Im ? DY.Im : Zero;
-  Value *Packed = PoisonValue::get(T);
-  if (T->isVectorTy()) {
-    Packed = LinB.CreateInsertElement(Packed, Re, uint64_t(0));
-    Packed = LinB.CreateInsertElement(Packed, Im, uint64_t(1));
-  } else {
-    Packed = LinB.CreateInsertValue(Packed, Re, 0);
-    Packed = LinB.CreateInsertValue(Packed, Im, 1);
-  }
-  Tangent[&CB] = Packed;
+  Tangent[&CB] =
+      LinB.CreateFAdd(LinB.CreateFMul(CRe, DP.Re), LinB.CreateFMul(CIm, DP.Im));
 }
 
 } // namespace ad

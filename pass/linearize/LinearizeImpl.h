@@ -51,6 +51,20 @@ public:
 
 private:
   llvm::Function *createJvpDeclaration(bool ReturnsShadow);
+  void moveSourceBodyIntoJvp();
+  /// Takes over the activity computed on Src, naming J's arguments.
+  void adoptActivity(ActivityInfo &Info);
+  /// Maps J's active and AD_DUP parameters to their tangent and shadow
+  /// parameters.
+  void bindArgumentDerivatives();
+  /// A tangent phi per varied phi of \p Blocks, with no incoming values
+  /// yet: (primal phi, tangent phi) pairs.
+  llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 8>
+  createTangentPhis(llvm::ArrayRef<llvm::BasicBlock *> Blocks);
+  /// Linearizes the instructions of \p Blocks, in order. False on error.
+  bool linearizeBlocks(llvm::ArrayRef<llvm::BasicBlock *> Blocks);
+  void completeTangentPhis(
+      llvm::ArrayRef<std::pair<llvm::PHINode *, llvm::PHINode *>> PhiPairs);
   llvm::Value *tangentOf(llvm::Value *V);
   bool isVaried(const llvm::Value *V) const { return Varied.count(V); }
   bool isShadowed(const llvm::Value *V) const { return Shadowed.count(V); }
@@ -86,6 +100,22 @@ private:
   void linearizeUserCall(llvm::CallBase &CB, llvm::Function &Callee,
                          bool FirstArgConst = false,
                          bool EvenWithoutActiveArgs = false);
+  /// The role of each argument of \p CB in the call of \p Callee's JVP.
+  llvm::SmallVector<ArgRole, 8> calleeArgRoles(llvm::CallBase &CB,
+                                               llvm::Function &Callee,
+                                               bool FirstArgConst);
+  /// The JVP of \p Callee for \p CalleeAct, or null when there is none
+  /// (reported, or given up on in a dispatcher).
+  llvm::Function *calleeJvp(llvm::CallBase &CB, llvm::Function &Callee,
+                            const Activity &CalleeAct);
+  /// Appends the tangents and shadows of \p CB's arguments that
+  /// \p CalleeAct asks for. False when a shadow is missing (reported).
+  bool appendDerivativeArgs(llvm::CallBase &CB, const Activity &CalleeAct,
+                            llvm::SmallVectorImpl<llvm::Value *> &Args);
+  /// Calls \p CalleeJvp in place of \p CB, and takes the result's tangent
+  /// or shadow out of what it returns.
+  void replaceByJvpCall(llvm::CallBase &CB, llvm::Function &CalleeJvp,
+                        llvm::ArrayRef<llvm::Value *> Args);
   void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
   /// In a dispatcher: the derivative of the possible target \p Callee, or
   /// null when it cannot be built (then \p Why says why).
@@ -103,6 +133,8 @@ private:
   void replaceCall(llvm::CallBase &CB, llvm::Value *With);
   // LinearizeComplex.cpp
   void linearizeComplexArithmetic(llvm::CallBase &CB);
+  /// cabsf and cargf: a real result of a complex argument.
+  void linearizeComplexAbsOrArg(llvm::CallBase &CB);
   void linearizeReturn(llvm::ReturnInst &Ret);
   void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
 
@@ -117,7 +149,36 @@ private:
   void linearizeLoad(llvm::LoadInst &LI);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
   void linearizeStore(llvm::StoreInst &SI);
+  /// A store into memory without a shadow: reports what it would lose.
+  void checkStoreWithoutShadow(llvm::StoreInst &SI);
+  /// A pointer, or a struct of pointers, stored into memory with a shadow:
+  /// its shadow goes into the shadow memory.
+  void linearizePointerStore(llvm::StoreInst &SI);
+  /// A pointer stored as an integer: its shadow's bits go along.
+  void linearizePointerBitsStore(llvm::StoreInst &SI, llvm::PtrToIntInst &PI);
+  /// A store of an integer (or of a struct holding integers): the bits of
+  /// a tangent or of a shadow, or zero, go along where they may be read
+  /// back as floating-point data.
+  void linearizeIntegerStore(llvm::StoreInst &SI);
+  /// Stores \p Shadow into the shadow of \p SI's address, after \p SI;
+  /// null when that address has no shadow (reported by shadowOf).
+  llvm::StoreInst *storeIntoShadowAfter(llvm::StoreInst &SI,
+                                        llvm::Value *Shadow);
   void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
+  void linearizeMemSet(llvm::MemSetInst &MS);
+  /// Reports (and returns false for) a copy between memory with a shadow
+  /// and local storage that would lose the derivatives it moves.
+  bool checkCopyKeepsDerivatives(llvm::MemTransferInst &MT, bool DstShadowed,
+                                 bool SrcShadowed);
+  /// The element type of the shadow memory \p MT copies (null when no
+  /// floating-point data moves); reports, and returns nothing, when it
+  /// cannot be told.
+  std::optional<llvm::Type *>
+  copiedShadowElementType(llvm::MemTransferInst &MT);
+  /// Copies the shadows of \p MT's memory, or zeroes the destination's
+  /// when the source has none.
+  void copyShadowMemory(llvm::MemTransferInst &MT, llvm::Type *Elem,
+                        bool SrcShadowed);
   void linearizeLifetimeStart(llvm::IntrinsicInst &LS);
   /// Memory the function may read as constant data: read-only globals and
   /// AD_CONST arguments.

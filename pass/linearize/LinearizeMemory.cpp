@@ -486,46 +486,10 @@ void Linearizer::linearizeStore(StoreInst &SI) {
        isRuntimeTapeMemory(P)) ||
       (T->isPointerTy() && isRuntimeTapeMemory(V) && isShadowed(P)))
     return fail(SI, NestedTapeReason);
-  if (!isShadowed(P)) {
-    if (auto *Bits = ShadowBits.lookup(V); Bits && isLinear(Bits))
-      return fail(SI, "cannot differentiate: floating-point data is copied "
-                      "as an integer into memory without a shadow (an "
-                      "integer or byte buffer): not supported yet");
-    if (isVaried(V))
-      return fail(SI, Twine("cannot differentiate: an active value is stored "
-                            "into memory without a shadow (") +
-                          memoryWithoutShadow(P, D.rules()) +
-                          "): not supported");
-    if (isShadowed(V))
-      return fail(SI, "cannot differentiate: a pointer to memory that "
-                      "carries derivatives is stored into memory without a "
-                      "shadow (an AD_CONST pointer, or a global variable)");
-    return;
-  }
-  if (isPointerLike(T)) {
-    // The shadow memory keeps the stored pointer's shadow. A pointer that
-    // never leads to a tangent (a function, a vtable, an int local) gets
-    // null. Any other pointer without a shadow would make the memory hold
-    // a mix the pass cannot tell apart. A struct of pointers stored whole
-    // (an iterator pair) keeps its shadow struct.
-    bool FromNull = T->isPointerTy() && isNullDerived(V); // its own shadow
-    if (!isShadowed(V) && !pointsToNonDifferentiableData(V) && !FromNull)
-      return fail(SI, "cannot differentiate: a pointer to memory without "
-                      "derivatives is stored where pointers to memory with "
-                      "derivatives are kept (not supported yet; pass that "
-                      "memory with a shadow instead of AD_CONST)");
-    Value *S = shadowOf(P, SI);
-    Value *SV =
-        isShadowed(V) || FromNull ? shadowOf(V, SI) : Constant::getNullValue(T);
-    if (!S || !SV)
-      return;
-    auto *DS = cast<StoreInst>(SI.clone());
-    DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
-    DS->setOperand(0, SV);
-    DS->setOperand(1, S);
-    DS->insertAfter(&SI);
-    return;
-  }
+  if (!isShadowed(P))
+    return checkStoreWithoutShadow(SI);
+  if (isPointerLike(T))
+    return linearizePointerStore(SI);
   if (containsPointer(T))
     return fail(SI, "cannot differentiate a store of a whole struct that "
                     "holds pointers: not supported yet");
@@ -534,73 +498,10 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   // (std::vector<T *> growing, a uintptr_t cast). Code that reads the slot
   // back as a pointer finds its shadow in the shadow memory, so it goes
   // there as for a pointer store.
-  if (auto *PI = dyn_cast<PtrToIntInst>(V)) {
-    Value *Ptr = PI->getPointerOperand();
-    if (!isShadowed(Ptr) && !pointsToNonDifferentiableData(Ptr))
-      return fail(SI, "cannot differentiate: a pointer to memory without "
-                      "derivatives is stored (as an integer) where pointers "
-                      "to memory with derivatives are kept (not supported "
-                      "yet; pass that memory with a shadow instead of "
-                      "AD_CONST)");
-    Value *S = shadowOf(P, SI);
-    Value *SPtr = isShadowed(Ptr) ? shadowOf(Ptr, SI)
-                                  : Constant::getNullValue(Ptr->getType());
-    if (!S || !SPtr)
-      return;
-    auto *DS = cast<StoreInst>(SI.clone());
-    DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
-    DS->setOperand(0, IRBuilder<>(&SI).CreatePtrToInt(SPtr, T));
-    DS->setOperand(1, S);
-    DS->insertAfter(&SI);
-    return;
-  }
-  if (!isDifferentiableType(T) || hasNonFloatLeaf(T)) {
-    if (containsFloatingPoint(T))
-      return fail(SI, "cannot differentiate a store of a whole struct or "
-                      "array value: not supported yet");
-    // Stores \p Shadow into the shadow of SI's address, after SI; null when
-    // that address has no shadow (reported by shadowOf).
-    auto StoreIntoShadow = [&](Value *Shadow) -> StoreInst * {
-      Value *S = shadowOf(P, SI);
-      if (!S)
-        return nullptr;
-      auto *DS = new StoreInst(Shadow, S, /*isVolatile=*/false, SI.getAlign());
-      DS->insertAfter(&SI);
-      return DS;
-    };
-    // A floating-point value stored as its bits (optimised code that also
-    // moves the same bytes as integers, a generic swap): its tangent is
-    // stored, as for the value itself.
-    if (auto *BC = dyn_cast<BitCastInst>(V);
-        BC && BC->getSrcTy()->isFloatingPointTy()) {
-      if (StoreInst *DS = StoreIntoShadow(tangentOf(BC->getOperand(0))))
-        markLinear(DS);
-      return;
-    }
-    if (FloatBits.count(V))
-      return fail(SI, "cannot differentiate floating-point bit manipulation "
-                      "(an active value reinterpreted as an integer, "
-                      "changed, and stored): use fabs, copysign or a sign "
-                      "test instead");
-    // Doubles' or pointers' bytes moved as an integer: their shadow bytes,
-    // read where they were loaded, go along.
-    if (Value *Bits = ShadowBits.lookup(V)) {
-      if (StoreInst *DS = StoreIntoShadow(Bits); DS && isLinear(Bits))
-        markLinear(DS);
-      return;
-    }
-    // A constant written as an integer (a small memset, which InstCombine
-    // makes an integer store, or a field's initial value): the bytes hold
-    // no derivative now, whatever they held before, and code may read
-    // them back as floating-point data through another pointer. Their
-    // tangent is zero; in f.rev this drops the cotangent reaching them.
-    if (isa<Constant>(V)) {
-      if (StoreInst *DS = StoreIntoShadow(Constant::getNullValue(T)))
-        markLinear(DS);
-      return;
-    }
-    return; // other integers: the shadow of integer memory is never read
-  }
+  if (auto *PI = dyn_cast<PtrToIntInst>(V))
+    return linearizePointerBitsStore(SI, *PI);
+  if (!isDifferentiableType(T) || hasNonFloatLeaf(T))
+    return linearizeIntegerStore(SI);
   Value *S = shadowOf(P, SI);
   if (!S)
     return;
@@ -611,6 +512,118 @@ void Linearizer::linearizeStore(StoreInst &SI) {
   DS->setOperand(1, S);
   DS->insertAfter(&SI);
   markLinear(DS);
+}
+
+void Linearizer::checkStoreWithoutShadow(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  if (auto *Bits = ShadowBits.lookup(V); Bits && isLinear(Bits))
+    return fail(SI, "cannot differentiate: floating-point data is copied "
+                    "as an integer into memory without a shadow (an "
+                    "integer or byte buffer): not supported yet");
+  if (isVaried(V))
+    return fail(SI, Twine("cannot differentiate: an active value is stored "
+                          "into memory without a shadow (") +
+                        memoryWithoutShadow(SI.getPointerOperand(), D.rules()) +
+                        "): not supported");
+  if (isShadowed(V))
+    return fail(SI, "cannot differentiate: a pointer to memory that "
+                    "carries derivatives is stored into memory without a "
+                    "shadow (an AD_CONST pointer, or a global variable)");
+}
+
+void Linearizer::linearizePointerStore(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  Type *T = V->getType();
+  // The shadow memory keeps the stored pointer's shadow. A pointer that
+  // never leads to a tangent (a function, a vtable, an int local) gets
+  // null. Any other pointer without a shadow would make the memory hold
+  // a mix the pass cannot tell apart. A struct of pointers stored whole
+  // (an iterator pair) keeps its shadow struct.
+  bool FromNull = T->isPointerTy() && isNullDerived(V); // its own shadow
+  if (!isShadowed(V) && !pointsToNonDifferentiableData(V) && !FromNull)
+    return fail(SI, "cannot differentiate: a pointer to memory without "
+                    "derivatives is stored where pointers to memory with "
+                    "derivatives are kept (not supported yet; pass that "
+                    "memory with a shadow instead of AD_CONST)");
+  Value *S = shadowOf(SI.getPointerOperand(), SI);
+  Value *SV =
+      isShadowed(V) || FromNull ? shadowOf(V, SI) : Constant::getNullValue(T);
+  if (!S || !SV)
+    return;
+  auto *DS = cast<StoreInst>(SI.clone());
+  DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+  DS->setOperand(0, SV);
+  DS->setOperand(1, S);
+  DS->insertAfter(&SI);
+}
+
+void Linearizer::linearizePointerBitsStore(StoreInst &SI, PtrToIntInst &PI) {
+  Value *Ptr = PI.getPointerOperand();
+  if (!isShadowed(Ptr) && !pointsToNonDifferentiableData(Ptr))
+    return fail(SI, "cannot differentiate: a pointer to memory without "
+                    "derivatives is stored (as an integer) where pointers "
+                    "to memory with derivatives are kept (not supported "
+                    "yet; pass that memory with a shadow instead of "
+                    "AD_CONST)");
+  Value *S = shadowOf(SI.getPointerOperand(), SI);
+  Value *SPtr = isShadowed(Ptr) ? shadowOf(Ptr, SI)
+                                : Constant::getNullValue(Ptr->getType());
+  if (!S || !SPtr)
+    return;
+  auto *DS = cast<StoreInst>(SI.clone());
+  DS->setMetadata(LLVMContext::MD_DIAssignID, nullptr);
+  DS->setOperand(0, IRBuilder<>(&SI).CreatePtrToInt(SPtr, PI.getType()));
+  DS->setOperand(1, S);
+  DS->insertAfter(&SI);
+}
+
+StoreInst *Linearizer::storeIntoShadowAfter(StoreInst &SI, Value *Shadow) {
+  Value *S = shadowOf(SI.getPointerOperand(), SI);
+  if (!S)
+    return nullptr;
+  auto *DS = new StoreInst(Shadow, S, /*isVolatile=*/false, SI.getAlign());
+  DS->insertAfter(&SI);
+  return DS;
+}
+
+void Linearizer::linearizeIntegerStore(StoreInst &SI) {
+  Value *V = SI.getValueOperand();
+  Type *T = V->getType();
+  if (containsFloatingPoint(T))
+    return fail(SI, "cannot differentiate a store of a whole struct or "
+                    "array value: not supported yet");
+  // A floating-point value stored as its bits (optimised code that also
+  // moves the same bytes as integers, a generic swap): its tangent is
+  // stored, as for the value itself.
+  if (auto *BC = dyn_cast<BitCastInst>(V);
+      BC && BC->getSrcTy()->isFloatingPointTy()) {
+    if (StoreInst *DS = storeIntoShadowAfter(SI, tangentOf(BC->getOperand(0))))
+      markLinear(DS);
+    return;
+  }
+  if (FloatBits.count(V))
+    return fail(SI, "cannot differentiate floating-point bit manipulation "
+                    "(an active value reinterpreted as an integer, "
+                    "changed, and stored): use fabs, copysign or a sign "
+                    "test instead");
+  // Doubles' or pointers' bytes moved as an integer: their shadow bytes,
+  // read where they were loaded, go along.
+  if (Value *Bits = ShadowBits.lookup(V)) {
+    if (StoreInst *DS = storeIntoShadowAfter(SI, Bits); DS && isLinear(Bits))
+      markLinear(DS);
+    return;
+  }
+  // A constant written as an integer (a small memset, which InstCombine
+  // makes an integer store, or a field's initial value): the bytes hold
+  // no derivative now, whatever they held before, and code may read
+  // them back as floating-point data through another pointer. Their
+  // tangent is zero; in f.rev this drops the cotangent reaching them.
+  if (isa<Constant>(V)) {
+    if (StoreInst *DS = storeIntoShadowAfter(SI, Constant::getNullValue(T)))
+      markLinear(DS);
+    return;
+  }
+  // Other integers: the shadow of integer memory is never read.
 }
 
 /// A local declared as bytes (char buffers, and what SROA makes of the
@@ -654,84 +667,112 @@ void Linearizer::linearizeLifetimeStart(IntrinsicInst &LS) {
 }
 
 void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
-  Value *Dst = MI.getRawDest();
-  IRBuilder<> B(MI.getNextNode());
-  if (auto *MS = dyn_cast<MemSetInst>(&MI)) {
-    if (!isShadowed(Dst))
-      return;
-    // Whatever constant is written, its tangent is zero.
-    Value *S = shadowOf(Dst, MI);
-    if (S)
-      markLinear(
-          B.CreateMemSet(S, B.getInt8(0), MS->getLength(), MS->getDestAlign()));
-    return;
-  }
+  if (auto *MS = dyn_cast<MemSetInst>(&MI))
+    return linearizeMemSet(*MS);
   auto &MT = cast<MemTransferInst>(MI);
   // PrepareSource's note on the copied type is for this decision only.
   auto Forget = make_scope_exit([&] { forgetCopiedMemberType(MT); });
-  Value *Src = MT.getRawSource();
-  bool DstShadowed = isShadowed(Dst), SrcShadowed = isShadowed(Src);
+  bool DstShadowed = isShadowed(MT.getRawDest());
+  bool SrcShadowed = isShadowed(MT.getRawSource());
   if (!DstShadowed && !SrcShadowed)
     return;
+  if (!checkCopyKeepsDerivatives(MT, DstShadowed, SrcShadowed))
+    return;
+  std::optional<Type *> Elem = copiedShadowElementType(MT);
+  if (!Elem || !*Elem)
+    return; // reported, or no floating-point data: nothing to differentiate
+  if (!DstShadowed)
+    return fail(MT, Twine("cannot differentiate: active data is copied into "
+                          "memory without a shadow (") +
+                        memoryWithoutShadow(MT.getRawDest(), D.rules()) + ")");
+  copyShadowMemory(MT, *Elem, SrcShadowed);
+}
+
+void Linearizer::linearizeMemSet(MemSetInst &MS) {
+  Value *Dst = MS.getRawDest();
+  if (!isShadowed(Dst))
+    return;
+  // Whatever constant is written, its tangent is zero.
+  IRBuilder<> B(MS.getNextNode());
+  Value *S = shadowOf(Dst, MS);
+  if (S)
+    markLinear(
+        B.CreateMemSet(S, B.getInt8(0), MS.getLength(), MS.getDestAlign()));
+}
+
+bool Linearizer::checkCopyKeepsDerivatives(MemTransferInst &MT,
+                                           bool DstShadowed, bool SrcShadowed) {
+  Value *Dst = MT.getRawDest(), *Src = MT.getRawSource();
   // A local of byte type between memory with derivatives and anything:
   // a char buffer, or a slice of a copied struct that the optimiser typed
   // as bytes. What it holds cannot be told from it, and skipping the copy
   // (no floating-point type found) or zeroing past it would be silent.
   if ((DstShadowed && isUntypedStorage(Src)) ||
-      (SrcShadowed && isUntypedStorage(Dst)))
-    return fail(MI, "cannot differentiate this memory copy: it moves data "
-                    "with derivatives through untyped local storage (a char "
-                    "buffer, or a struct copy the optimiser cut into bytes); "
-                    "copy the fields, or through a variable of the struct's "
-                    "type");
+      (SrcShadowed && isUntypedStorage(Dst))) {
+    fail(MT, "cannot differentiate this memory copy: it moves data "
+             "with derivatives through untyped local storage (a char "
+             "buffer, or a struct copy the optimiser cut into bytes); "
+             "copy the fields, or through a variable of the struct's "
+             "type");
+    return false;
+  }
   // Memory that may carry derivatives copied to or from a local holding
   // only integers: type punning (memcpy(&bits, &x[i], 8), then back into a
   // double). The integer side must not decide that no floating-point data
   // moves; the other side's own type does.
-  if (DstShadowed != SrcShadowed) {
-    Value *Local = DstShadowed ? Src : Dst;
-    auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(Local));
-    if (AI && !containsFloatingPoint(AI->getAllocatedType()) &&
-        !containsPointer(AI->getAllocatedType())) {
-      auto *Len = dyn_cast<ConstantInt>(MT.getLength());
-      std::optional<Type *> Kind = inferIntegerAccessBits(
-          MT, DstShadowed ? Dst : Src, Len ? Len->getZExtValue() : 0);
-      if (!Kind || (*Kind && (*Kind)->isFloatingPointTy()))
-        return fail(MI, "cannot differentiate this memory copy: it moves "
-                        "floating-point data to or from an integer variable "
-                        "(type punning), which would lose its derivative: "
-                        "not supported");
-    }
+  if (DstShadowed == SrcShadowed)
+    return true;
+  auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(DstShadowed ? Src : Dst));
+  if (!AI || containsFloatingPoint(AI->getAllocatedType()) ||
+      containsPointer(AI->getAllocatedType()))
+    return true;
+  auto *Len = dyn_cast<ConstantInt>(MT.getLength());
+  std::optional<Type *> Kind = inferIntegerAccessBits(
+      MT, DstShadowed ? Dst : Src, Len ? Len->getZExtValue() : 0);
+  if (!Kind || (*Kind && (*Kind)->isFloatingPointTy())) {
+    fail(MT, "cannot differentiate this memory copy: it moves "
+             "floating-point data to or from an integer variable "
+             "(type punning), which would lose its derivative: "
+             "not supported");
+    return false;
   }
+  return true;
+}
+
+std::optional<Type *> Linearizer::copiedShadowElementType(MemTransferInst &MT) {
   UntypedCopy Why;
   std::optional<Type *> Elem = inferShadowElementType(MT, &Why);
-  if (!Elem)
-    switch (Why) {
-    case UntypedCopy::Mixed:
-      return fail(MI, "cannot differentiate this memory copy: it moves data "
-                      "of more than one kind (float and double, or pointers "
-                      "and floating-point data); copy element by element "
-                      "instead");
-    case UntypedCopy::Union:
-      return fail(MI, "cannot differentiate this memory copy: it moves a "
-                      "union, whose bytes may be floating-point data or "
-                      "pointers (such as the storage of a std::function "
-                      "moved or copied, into a std::vector say): not "
-                      "supported; keep such objects out of the "
-                      "differentiated code, or pass them by reference");
-    case UntypedCopy::Unknown:
-      return fail(MI, "cannot differentiate this memory copy: what it moves "
-                      "(float, double or pointer data) cannot be told from "
-                      "this function or its callers; copy element by "
-                      "element instead");
-    }
-  if (!*Elem)
-    return; // no floating-point data: nothing to differentiate
-  if (!DstShadowed)
-    return fail(MI, Twine("cannot differentiate: active data is copied into "
-                          "memory without a shadow (") +
-                        memoryWithoutShadow(Dst, D.rules()) + ")");
-  Value *SDst = shadowOf(Dst, MI);
+  if (Elem)
+    return Elem;
+  switch (Why) {
+  case UntypedCopy::Mixed:
+    fail(MT, "cannot differentiate this memory copy: it moves data "
+             "of more than one kind (float and double, or pointers "
+             "and floating-point data); copy element by element "
+             "instead");
+    break;
+  case UntypedCopy::Union:
+    fail(MT, "cannot differentiate this memory copy: it moves a "
+             "union, whose bytes may be floating-point data or "
+             "pointers (such as the storage of a std::function "
+             "moved or copied, into a std::vector say): not "
+             "supported; keep such objects out of the "
+             "differentiated code, or pass them by reference");
+    break;
+  case UntypedCopy::Unknown:
+    fail(MT, "cannot differentiate this memory copy: what it moves "
+             "(float, double or pointer data) cannot be told from "
+             "this function or its callers; copy element by "
+             "element instead");
+    break;
+  }
+  return std::nullopt;
+}
+
+void Linearizer::copyShadowMemory(MemTransferInst &MT, Type *Elem,
+                                  bool SrcShadowed) {
+  IRBuilder<> B(MT.getNextNode());
+  Value *SDst = shadowOf(MT.getRawDest(), MT);
   if (!SDst)
     return;
   if (!SrcShadowed) {
@@ -740,7 +781,7 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
         B.CreateMemSet(SDst, B.getInt8(0), MT.getLength(), MT.getDestAlign()));
     return;
   }
-  Value *SSrc = shadowOf(Src, MI);
+  Value *SSrc = shadowOf(MT.getRawSource(), MT);
   if (!SSrc)
     return;
   auto *Copy = cast<MemTransferInst>(MT.clone());
@@ -753,10 +794,10 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
   // copy of them is non-linear, as a pointer store is (linearizeStore),
   // and stays in f.fwd; transposing it as floating-point data would add
   // the pointers' bits.
-  if (containsPointer(*Elem) && !hasFloatLeaf(*Elem))
+  if (containsPointer(Elem) && !hasFloatLeaf(Elem))
     return;
   markLinear(Copy);
-  tagShadowElementType(*Copy, *Elem);
+  tagShadowElementType(*Copy, Elem);
 }
 
 } // namespace ad

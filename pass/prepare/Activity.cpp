@@ -412,10 +412,69 @@ bool differentiatedFromBody(const Function *Callee, const CustomRules &Rules) {
          !Rules.customJvp(*Callee);
 }
 
-ActivityInfo computeActivity(const Function &F, const Activity &A,
-                             const GlobalShadows &Globals,
-                             const CustomRules &Rules) {
+namespace {
+
+/// The forward data flow that computeActivity runs to a fixed point: loops
+/// and PHIs need more than one sweep, and the iteration is cheap. Each
+/// sweep visits every instruction once and applies the phases below to it.
+class ActivityPropagation {
+public:
+  ActivityPropagation(const Function &F, const Activity &A,
+                      const GlobalShadows &Globals, const CustomRules &Rules)
+      : F(F), A(A), Globals(Globals), Rules(Rules) {}
+
+  ActivityInfo run();
+
+private:
+  void seedArgumentsAndGlobals();
+  void collectReturnedCalls();
+  void propagateShadow(const Instruction &I);
+  bool allocaNeedsShadow(const AllocaInst &AI) const;
+  bool callResultNeedsShadow(const CallBase &CB) const;
+  void shadowLocalsReachedByActiveData(const Instruction &I);
+  SmallVector<const Value *, 4>
+  activeDataDestinations(const Instruction &I) const;
+  void propagateFloatBits(const Instruction &I);
+  void propagateVaried(const Instruction &I);
+  void mark(SmallPtrSetImpl<const Value *> &Set, const Value *V) {
+    if (Set.insert(V).second)
+      Changed = true;
+  }
+  bool onlyCalleesFill(const AllocaInst &AI);
+
+  const Function &F;
+  const Activity &A;
+  const GlobalShadows &Globals;
+  const CustomRules &Rules;
   ActivityInfo Info;
+  bool Changed = true;
+  // Whether only callees store pointers into a local: a walk over its
+  // uses, asked once per active store or call that reaches it (every
+  // v[i] = ... of a local vector), so remembered.
+  DenseMap<const AllocaInst *, bool> FilledByCallees;
+  DenseMap<const Function *, bool> AllocatingHelpers;
+  SmallPtrSet<const CallBase *, 4> ReturnedCalls;
+};
+
+} // namespace
+
+ActivityInfo ActivityPropagation::run() {
+  seedArgumentsAndGlobals();
+  collectReturnedCalls();
+  while (Changed) {
+    Changed = false;
+    for (const Instruction &I : instructions(F)) {
+      if (isPointerLike(I.getType()))
+        propagateShadow(I);
+      shadowLocalsReachedByActiveData(I);
+      propagateFloatBits(I);
+      propagateVaried(I);
+    }
+  }
+  return std::move(Info);
+}
+
+void ActivityPropagation::seedArgumentsAndGlobals() {
   for (const Argument &Arg : F.args()) {
     if (A.isActive(Arg.getArgNo()))
       Info.Varied.insert(&Arg);
@@ -426,216 +485,231 @@ ActivityInfo computeActivity(const Function &F, const Activity &A,
     for (const Value *Op : I.operands())
       if (Globals.isShadowed(Op))
         Info.Shadowed.insert(Op);
+}
 
-  // Forward data flow to a fixed point: loops and PHIs need more than one
-  // sweep, and the iteration is cheap.
-  bool Changed = true;
-  auto Mark = [&](auto &Set, const Value *V) {
-    if (Set.insert(V).second)
-      Changed = true;
-  };
-  // Whether only callees store pointers into a local: a walk over its
-  // uses, asked once per active store or call that reaches it (every
-  // v[i] = ... of a local vector), so remembered.
-  DenseMap<const AllocaInst *, bool> FilledByCallees;
-  auto OnlyCalleesFill = [&](const AllocaInst &AI) {
-    auto [It, New] = FilledByCallees.try_emplace(&AI, false);
-    if (New)
-      It->second = onlyCalleesStorePointersInto(AI);
-    return It->second;
-  };
-  DenseMap<const Function *, bool> AllocatingHelpers;
-  // The caller needs the shadow of what f returns: the calls whose results
-  // f returns must give theirs (Linearize asks their JVPs with the same
-  // role), and the rest follows forward (address arithmetic on them, the
-  // locals they are kept in). Memory allocated here has a shadow anyway.
-  // So do the locals it is loaded from: at -O0 a returned iterator is
-  // built in one by its constructor (std::unordered_map's end(), which
-  // holds null).
-  SmallPtrSet<const CallBase *, 4> ReturnedCalls;
-  if (A.shadowReturn())
-    anyReturnSource(F, [&](const Value *V) {
-      if (auto *CB = dyn_cast<CallBase>(V))
-        ReturnedCalls.insert(CB);
-      else if (auto *AI = dyn_cast<AllocaInst>(V);
-               AI && containsPointer(AI->getAllocatedType()))
-        Info.Shadowed.insert(AI);
-      return false;
-    });
-  while (Changed) {
-    Changed = false;
-    for (const Instruction &I : instructions(F)) {
-      if (isPointerLike(I.getType())) {
-        if (auto *AI = dyn_cast<AllocaInst>(&I)) {
-          // Memory that can hold derivatives, or pointers to such memory
-          // (a closure capturing by reference, a struct of pointers) once a
-          // pointer with a shadow is stored there. A local holding only
-          // pointers into inactive memory (an iterator over AD_CONST data)
-          // has no shadow.
-          if (containsFloatingPoint(AI->getAllocatedType()) ||
-              isFloatingPointBuffer(*AI) ||
-              (containsPointer(AI->getAllocatedType()) &&
-               !allPointersStoredInto(*AI, [&](const Value *P, bool) {
-                 return !Info.Shadowed.count(P);
-               })))
-            Mark(Info.Shadowed, &I);
-        } else if (isAllocationCall(&I)) {
-          Mark(Info.Shadowed, &I);
-        } else if (auto *LI = dyn_cast<LoadInst>(&I)) {
-          // A pointer kept in memory with a shadow: its shadow is kept in
-          // the shadow memory.
-          if (Info.Shadowed.count(LI->getPointerOperand()))
-            Mark(Info.Shadowed, &I);
-        } else if (auto *CB = dyn_cast<CallBase>(&I);
-                   CB && !derivesAddress(I)) {
-          // A pointer returned by a call that was given active memory (an
-          // accessor such as std::vector::operator[] at -O0), or that may
-          // reach active globals (a getter of a global buffer), is assumed
-          // to point into it; the callee's JVP returns its shadow. So is
-          // one from a function in this file that is stored where pointers
-          // with shadows are kept: storage from an allocating helper
-          // (std::valarray's __valarray_get_storage at -O0), or returned
-          // by f to a caller that needs its shadow.
-          const Function *Callee = CB->getCalledFunction();
-          bool GivenActiveMemory = llvm::any_of(CB->args(), [&](const Use &U) {
-            return Info.Shadowed.count(U.get());
-          });
-          bool KeptWithShadows = differentiatedFromBody(Callee, Rules) &&
-                                 isStoredWhereShadowsAreKept(*CB, Info);
-          bool Returned =
-              ReturnedCalls.count(CB) && differentiatedFromBody(Callee, Rules);
-          if (Globals.mayTouchActive(*CB) || GivenActiveMemory ||
-              KeptWithShadows || Returned)
-            Mark(Info.Shadowed, &I);
-        } else if (derivesAddress(I) &&
-                   llvm::any_of(I.operands(), [&](const Use &U) {
-                     return isPointerLike(U->getType()) &&
-                            Info.Shadowed.count(U.get());
-                   })) {
-          Mark(Info.Shadowed, &I);
-        }
-      }
-      // Active data stored (or copied) through a pointer that a call
-      // returned (operator[] of a local std::vector at -O0), or given to a
-      // call together with such pointers (std::fill(v.begin(), v.end(), x)):
-      // the locals holding pointers that those calls were given get
-      // shadows, so that the calls are differentiated and see shadow
-      // addresses. Their pointers are stored by callees (the vector's
-      // constructor), which this function does not see. Through nested
-      // accessors too (m[i][j] of a vector of vectors), and through the
-      // pointers loaded from such locals. Likewise the locals given to a
-      // call of this file whose pointer result needs a shadow (a
-      // std::__allocated_ptr guard, whose get() returns the memory
-      // std::make_shared allocated, at -O0): its JVP finds that shadow
-      // through them.
-      SmallVector<const Value *, 4> Destinations;
-      if (auto *SI = dyn_cast<StoreInst>(&I);
-          SI && Info.Varied.count(SI->getValueOperand()))
-        Destinations.push_back(getUnderlyingObject(SI->getPointerOperand()));
-      else if (auto *MT = dyn_cast<MemTransferInst>(&I);
-               MT && Info.Shadowed.count(MT->getRawSource()))
-        Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
-      else if (auto *CB = dyn_cast<CallBase>(&I);
-               CB && !isa<IntrinsicInst>(CB) &&
-               ((isPointerLike(CB->getType()) && Info.Shadowed.count(CB) &&
-                 differentiatedFromBody(CB->getCalledFunction(), Rules)) ||
-                llvm::any_of(CB->args(), [&](const Use &U) {
-                  return Info.Varied.count(U.get()) ||
-                         Info.Shadowed.count(U.get());
-                })))
-        for (const Use &U : CB->args())
-          if (U->getType()->isPointerTy() && !Info.Shadowed.count(U.get()))
-            Destinations.push_back(getUnderlyingObject(U.get()));
-      SmallPtrSet<const Value *, 4> Seen;
-      while (!Destinations.empty() && Seen.size() < 16) {
-        const Value *Obj = Destinations.pop_back_val();
-        if (!Seen.insert(Obj).second)
-          continue;
-        if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
-          if (Info.Shadowed.count(AI) ||
-              !containsPointer(AI->getAllocatedType()))
-            continue;
-          if (OnlyCalleesFill(*AI)) {
-            Mark(Info.Shadowed, AI);
-            continue;
-          }
-          // Filled here: with what calls returned (handles {rows, cols,
-          // data} that a constructor function made, kept in an array),
-          // which may be what needs the shadow.
-          allPointersStoredInto(*AI, [&](const Value *P, bool PassedToCall) {
-            if (!PassedToCall)
-              Destinations.push_back(getUnderlyingObject(P));
-            return true;
-          });
-        } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
-          // A function of this file that returns memory it allocated (a
-          // helper around malloc, whose result SROA took out of the struct
-          // field that held it at -O0; a list's push): its JVP returns the
-          // shadow of that memory. An accessor is given the object it
-          // reads, whose shadow is looked for instead.
-          const Function *Callee = CB->getCalledFunction();
-          if (differentiatedFromBody(Callee, Rules) &&
-              returnsAllocatedMemory(*Callee, /*Depth=*/3, AllocatingHelpers))
-            Mark(Info.Shadowed, CB);
-          for (const Use &U : CB->args())
-            if (U->getType()->isPointerTy())
-              Destinations.push_back(getUnderlyingObject(U.get()));
-        } else if (auto *LI = dyn_cast<LoadInst>(Obj)) {
-          // The data pointer loaded from a local std::vector whose
-          // constructor stays out of line (-Os).
-          Destinations.push_back(getUnderlyingObject(LI->getPointerOperand()));
-        } else if (auto *EV = dyn_cast<ExtractValueInst>(Obj)) {
-          // A field of a struct returned by value ({rows, cols, data} from
-          // a constructor function at -O0).
-          Destinations.push_back(EV->getAggregateOperand());
-        } else if (isa<PHINode>(Obj) || isa<SelectInst>(Obj)) {
-          // The head of a list that grows in a loop.
-          for (const Use &U : cast<Instruction>(Obj)->operands())
-            if (U->getType()->isPointerTy())
-              Destinations.push_back(getUnderlyingObject(U.get()));
-        }
-      }
-      // Integers, and structs with integer fields (the bits may be packed
-      // into one: x86-64 returns struct {double d; float f; int k;} as
-      // {double, i64}).
-      if ((I.getType()->isIntOrIntVectorTy() ||
-           (I.getType()->isAggregateType() && hasNonFloatLeaf(I.getType()))) &&
-          carriesFloatBits(I, Info))
-        Mark(Info.FloatBits, &I);
-      if (!isDifferentiableType(I.getType()))
+bool ActivityPropagation::onlyCalleesFill(const AllocaInst &AI) {
+  auto [It, New] = FilledByCallees.try_emplace(&AI, false);
+  if (New)
+    It->second = onlyCalleesStorePointersInto(AI);
+  return It->second;
+}
+
+/// The caller needs the shadow of what f returns: the calls whose results
+/// f returns must give theirs (Linearize asks their JVPs with the same
+/// role), and the rest follows forward (address arithmetic on them, the
+/// locals they are kept in). Memory allocated here has a shadow anyway.
+/// So do the locals it is loaded from: at -O0 a returned iterator is
+/// built in one by its constructor (std::unordered_map's end(), which
+/// holds null).
+void ActivityPropagation::collectReturnedCalls() {
+  if (!A.shadowReturn())
+    return;
+  anyReturnSource(F, [&](const Value *V) {
+    if (auto *CB = dyn_cast<CallBase>(V))
+      ReturnedCalls.insert(CB);
+    else if (auto *AI = dyn_cast<AllocaInst>(V);
+             AI && containsPointer(AI->getAllocatedType()))
+      Info.Shadowed.insert(AI);
+    return false;
+  });
+}
+
+/// Which pointer-like values have a shadow.
+void ActivityPropagation::propagateShadow(const Instruction &I) {
+  if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+    if (allocaNeedsShadow(*AI))
+      mark(Info.Shadowed, &I);
+  } else if (isAllocationCall(&I)) {
+    mark(Info.Shadowed, &I);
+  } else if (auto *LI = dyn_cast<LoadInst>(&I)) {
+    // A pointer kept in memory with a shadow: its shadow is kept in
+    // the shadow memory.
+    if (Info.Shadowed.count(LI->getPointerOperand()))
+      mark(Info.Shadowed, &I);
+  } else if (auto *CB = dyn_cast<CallBase>(&I); CB && !derivesAddress(I)) {
+    if (callResultNeedsShadow(*CB))
+      mark(Info.Shadowed, &I);
+  } else if (derivesAddress(I) && llvm::any_of(I.operands(), [&](const Use &U) {
+               return isPointerLike(U->getType()) &&
+                      Info.Shadowed.count(U.get());
+             })) {
+    mark(Info.Shadowed, &I);
+  }
+}
+
+/// Memory that can hold derivatives, or pointers to such memory (a closure
+/// capturing by reference, a struct of pointers) once a pointer with a
+/// shadow is stored there. A local holding only pointers into inactive
+/// memory (an iterator over AD_CONST data) has no shadow.
+bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
+  return containsFloatingPoint(AI.getAllocatedType()) ||
+         isFloatingPointBuffer(AI) ||
+         (containsPointer(AI.getAllocatedType()) &&
+          !allPointersStoredInto(AI, [&](const Value *P, bool) {
+            return !Info.Shadowed.count(P);
+          }));
+}
+
+/// A pointer returned by a call that was given active memory (an accessor
+/// such as std::vector::operator[] at -O0), or that may reach active
+/// globals (a getter of a global buffer), is assumed to point into it; the
+/// callee's JVP returns its shadow. So is one from a function in this file
+/// that is stored where pointers with shadows are kept: storage from an
+/// allocating helper (std::valarray's __valarray_get_storage at -O0), or
+/// returned by f to a caller that needs its shadow.
+bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
+  const Function *Callee = CB.getCalledFunction();
+  bool GivenActiveMemory = llvm::any_of(
+      CB.args(), [&](const Use &U) { return Info.Shadowed.count(U.get()); });
+  bool KeptWithShadows = differentiatedFromBody(Callee, Rules) &&
+                         isStoredWhereShadowsAreKept(CB, Info);
+  bool Returned =
+      ReturnedCalls.count(&CB) && differentiatedFromBody(Callee, Rules);
+  return Globals.mayTouchActive(CB) || GivenActiveMemory || KeptWithShadows ||
+         Returned;
+}
+
+/// Where \p I puts active data through pointers without a shadow: the
+/// objects under the address of a store of a varied value or of a copy
+/// from memory with a shadow, or under the pointers without a shadow given
+/// to a call that is given derivatives or whose pointer result needs a
+/// shadow.
+SmallVector<const Value *, 4>
+ActivityPropagation::activeDataDestinations(const Instruction &I) const {
+  SmallVector<const Value *, 4> Destinations;
+  if (auto *SI = dyn_cast<StoreInst>(&I);
+      SI && Info.Varied.count(SI->getValueOperand()))
+    Destinations.push_back(getUnderlyingObject(SI->getPointerOperand()));
+  else if (auto *MT = dyn_cast<MemTransferInst>(&I);
+           MT && Info.Shadowed.count(MT->getRawSource()))
+    Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
+  else if (auto *CB = dyn_cast<CallBase>(&I);
+           CB && !isa<IntrinsicInst>(CB) &&
+           ((isPointerLike(CB->getType()) && Info.Shadowed.count(CB) &&
+             differentiatedFromBody(CB->getCalledFunction(), Rules)) ||
+            llvm::any_of(CB->args(), [&](const Use &U) {
+              return Info.Varied.count(U.get()) || Info.Shadowed.count(U.get());
+            })))
+    for (const Use &U : CB->args())
+      if (U->getType()->isPointerTy() && !Info.Shadowed.count(U.get()))
+        Destinations.push_back(getUnderlyingObject(U.get()));
+  return Destinations;
+}
+
+/// Active data stored (or copied) through a pointer that a call returned
+/// (operator[] of a local std::vector at -O0), or given to a call together
+/// with such pointers (std::fill(v.begin(), v.end(), x)): the locals
+/// holding pointers that those calls were given get shadows, so that the
+/// calls are differentiated and see shadow addresses. Their pointers are
+/// stored by callees (the vector's constructor), which this function does
+/// not see. Through nested accessors too (m[i][j] of a vector of vectors),
+/// and through the pointers loaded from such locals. Likewise the locals
+/// given to a call of this file whose pointer result needs a shadow (a
+/// std::__allocated_ptr guard, whose get() returns the memory
+/// std::make_shared allocated, at -O0): its JVP finds that shadow through
+/// them.
+void ActivityPropagation::shadowLocalsReachedByActiveData(
+    const Instruction &I) {
+  SmallVector<const Value *, 4> Destinations = activeDataDestinations(I);
+  SmallPtrSet<const Value *, 4> Seen;
+  while (!Destinations.empty() && Seen.size() < 16) {
+    const Value *Obj = Destinations.pop_back_val();
+    if (!Seen.insert(Obj).second)
+      continue;
+    if (auto *AI = dyn_cast<AllocaInst>(Obj)) {
+      if (Info.Shadowed.count(AI) || !containsPointer(AI->getAllocatedType()))
         continue;
-      if (auto *LI = dyn_cast<LoadInst>(&I)) {
-        if (Info.Shadowed.count(LI->getPointerOperand()))
-          Mark(Info.Varied, &I);
+      if (onlyCalleesFill(*AI)) {
+        mark(Info.Shadowed, AI);
         continue;
       }
-      // Bytes of memory with a shadow loaded as an integer and reinterpreted
-      // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
-      // x[i]): Linearize reads the tangent from the shadow's bytes.
-      if (auto *BC = dyn_cast<BitCastInst>(&I)) {
-        auto *LI = dyn_cast<LoadInst>(BC->getOperand(0));
-        if (LI && LI->getType()->isIntegerTy() &&
-            Info.Shadowed.count(LI->getPointerOperand()))
-          Mark(Info.Varied, &I);
-        continue;
-      }
-      // A call reads memory through the pointers it is given, and may
-      // read active globals. Not through the function pointer it calls
-      // (loaded from a closure with a shadow): Linearize, which asks the
-      // same of the arguments only, would leave the call primal code and
-      // its varied result without a tangent.
-      auto *CB = dyn_cast<CallBase>(&I);
-      auto Inputs = CB ? CB->args() : I.operands();
-      bool UsesVaried = (CB && Globals.mayTouchActive(*CB)) ||
-                        llvm::any_of(Inputs, [&](const Use &U) {
-                          return Info.Varied.count(U.get()) ||
-                                 (CB && Info.Shadowed.count(U.get()));
-                        });
-      if (UsesVaried)
-        Mark(Info.Varied, &I);
+      // Filled here: with what calls returned (handles {rows, cols,
+      // data} that a constructor function made, kept in an array),
+      // which may be what needs the shadow.
+      allPointersStoredInto(*AI, [&](const Value *P, bool PassedToCall) {
+        if (!PassedToCall)
+          Destinations.push_back(getUnderlyingObject(P));
+        return true;
+      });
+    } else if (auto *CB = dyn_cast<CallBase>(Obj)) {
+      // A function of this file that returns memory it allocated (a
+      // helper around malloc, whose result SROA took out of the struct
+      // field that held it at -O0; a list's push): its JVP returns the
+      // shadow of that memory. An accessor is given the object it
+      // reads, whose shadow is looked for instead.
+      const Function *Callee = CB->getCalledFunction();
+      if (differentiatedFromBody(Callee, Rules) &&
+          returnsAllocatedMemory(*Callee, /*Depth=*/3, AllocatingHelpers))
+        mark(Info.Shadowed, CB);
+      for (const Use &U : CB->args())
+        if (U->getType()->isPointerTy())
+          Destinations.push_back(getUnderlyingObject(U.get()));
+    } else if (auto *LI = dyn_cast<LoadInst>(Obj)) {
+      // The data pointer loaded from a local std::vector whose
+      // constructor stays out of line (-Os).
+      Destinations.push_back(getUnderlyingObject(LI->getPointerOperand()));
+    } else if (auto *EV = dyn_cast<ExtractValueInst>(Obj)) {
+      // A field of a struct returned by value ({rows, cols, data} from
+      // a constructor function at -O0).
+      Destinations.push_back(EV->getAggregateOperand());
+    } else if (isa<PHINode>(Obj) || isa<SelectInst>(Obj)) {
+      // The head of a list that grows in a loop.
+      for (const Use &U : cast<Instruction>(Obj)->operands())
+        if (U->getType()->isPointerTy())
+          Destinations.push_back(getUnderlyingObject(U.get()));
     }
   }
-  return Info;
+}
+
+/// Integers, and structs with integer fields (the bits may be packed into
+/// one: x86-64 returns struct {double d; float f; int k;} as {double,
+/// i64}).
+void ActivityPropagation::propagateFloatBits(const Instruction &I) {
+  if ((I.getType()->isIntOrIntVectorTy() ||
+       (I.getType()->isAggregateType() && hasNonFloatLeaf(I.getType()))) &&
+      carriesFloatBits(I, Info))
+    mark(Info.FloatBits, &I);
+}
+
+/// Which values of a differentiable type depend on active data.
+void ActivityPropagation::propagateVaried(const Instruction &I) {
+  if (!isDifferentiableType(I.getType()))
+    return;
+  if (auto *LI = dyn_cast<LoadInst>(&I)) {
+    if (Info.Shadowed.count(LI->getPointerOperand()))
+      mark(Info.Varied, &I);
+    return;
+  }
+  // Bytes of memory with a shadow loaded as an integer and reinterpreted
+  // (the optimiser merges `memcpy(&key, &x[i], 8)` with the read of
+  // x[i]): Linearize reads the tangent from the shadow's bytes.
+  if (auto *BC = dyn_cast<BitCastInst>(&I)) {
+    auto *LI = dyn_cast<LoadInst>(BC->getOperand(0));
+    if (LI && LI->getType()->isIntegerTy() &&
+        Info.Shadowed.count(LI->getPointerOperand()))
+      mark(Info.Varied, &I);
+    return;
+  }
+  // A call reads memory through the pointers it is given, and may
+  // read active globals. Not through the function pointer it calls
+  // (loaded from a closure with a shadow): Linearize, which asks the
+  // same of the arguments only, would leave the call primal code and
+  // its varied result without a tangent.
+  auto *CB = dyn_cast<CallBase>(&I);
+  auto Inputs = CB ? CB->args() : I.operands();
+  bool UsesVaried = (CB && Globals.mayTouchActive(*CB)) ||
+                    llvm::any_of(Inputs, [&](const Use &U) {
+                      return Info.Varied.count(U.get()) ||
+                             (CB && Info.Shadowed.count(U.get()));
+                    });
+  if (UsesVaried)
+    mark(Info.Varied, &I);
+}
+
+ActivityInfo computeActivity(const Function &F, const Activity &A,
+                             const GlobalShadows &Globals,
+                             const CustomRules &Rules) {
+  return ActivityPropagation(F, A, Globals, Rules).run();
 }
 
 } // namespace ad
