@@ -166,12 +166,122 @@ static void insertPassedKinds(const SmallPtrSetImpl<Type *> &Kinds,
     Found.insert(K->isFloatingPointTy() ? K : PointerType::getUnqual(Ctx));
 }
 
+/// What \p Passed stands for in the caller: the value behind its spill
+/// slot (at -O0), and behind calls of functions that return their
+/// parameter (std::move), up to four deep. \p Passed becomes the last
+/// value passed, before its spill slot: a cursor's slot holds the
+/// parameter it starts from and its steps, which steppedElementType reads.
+static const Value *throughReturnedParameters(const Value *&Passed) {
+  const Value *Arg = throughSpillSlot(Passed);
+  for (unsigned Hop = 0; Hop < 4; ++Hop) {
+    auto *Inner = dyn_cast<CallBase>(Arg);
+    const Function *Callee = Inner ? Inner->getCalledFunction() : nullptr;
+    const Argument *Through = Callee ? returnedParameter(*Callee) : nullptr;
+    if (!Through)
+      break;
+    Passed = Inner->getArgOperand(Through->getArgNo());
+    Arg = throughSpillSlot(Passed);
+  }
+  return Arg;
+}
+
+/// The type a caller declares the object \p Arg with: a local, or a member
+/// (a GEP into a struct or array), or null.
+static Type *declaredObjectType(const Value *Arg) {
+  if (auto *AI = dyn_cast<AllocaInst>(Arg); AI && !AI->isArrayAllocation())
+    return AI->getAllocatedType();
+  if (auto *GEP = dyn_cast<GetElementPtrInst>(Arg);
+      GEP && GEP->getNumIndices() >= 2)
+    return GEP->getResultElementType();
+  return nullptr;
+}
+
+namespace {
+/// collectPassedObjectTypes for one parameter: the kinds each call passes,
+/// added to Found. Each add returns false when that call's object is not
+/// known, and then nothing is.
+struct PassedObjects {
+  const Function &F;
+  std::optional<uint64_t> Bytes;
+  unsigned Depth;
+  SmallPtrSetImpl<Type *> &Found;
+
+  bool addPassed(const CallBase &CB, const Value *Passed);
+  bool addFromCallersOf(const Function &Caller, const Argument &Param,
+                        const Value *Passed);
+  bool addAccessedKinds(const Instruction &Computed);
+  bool addObjectKinds(Type *T);
+};
+} // namespace
+
+bool PassedObjects::addPassed(const CallBase &CB, const Value *Passed) {
+  const Value *Arg = throughReturnedParameters(Passed);
+  if (auto *Param = dyn_cast<Argument>(Arg))
+    return addFromCallersOf(*CB.getFunction(), *Param, Passed);
+  Type *T = declaredObjectType(Arg);
+  if (!T)
+    T = steppedElementType(Passed);
+  if (auto *Computed = dyn_cast<Instruction>(Arg); !T && Computed)
+    return addAccessedKinds(*Computed);
+  return addObjectKinds(T);
+}
+
+/// The caller passes its own parameter on: what its callers pass.
+bool PassedObjects::addFromCallersOf(const Function &Caller,
+                                     const Argument &Param,
+                                     const Value *Passed) {
+  SmallPtrSet<Type *, 4> FromCallers;
+  if (Depth && collectPassedObjectTypes(Caller, Param.getArgNo(), Bytes,
+                                        Depth - 1, FromCallers)) {
+    Found.insert(FromCallers.begin(), FromCallers.end());
+    return true;
+  }
+  // Where the callers do not tell (they pass a pointer loaded from a
+  // std::vector's fields), a cursor's steps do: the elements a relocation
+  // loop moves one by one.
+  return addObjectKinds(steppedElementType(Passed));
+}
+
+/// A pointer the caller loaded from a field, or its own heap memory (a
+/// std::vector's begin() passed to _M_range_insert, at -O1 and once SROA
+/// took the vector apart): what the caller reads and writes through it, or
+/// through that field, is what it points to.
+bool PassedObjects::addAccessedKinds(const Instruction &Computed) {
+  SmallPtrSet<Type *, 4> Accessed;
+  bool SawUnion = false;
+  // Only integers seen there say nothing of the bytes not read.
+  if (!collectAccessTypes(const_cast<Instruction *>(&Computed), Accessed,
+                          &SawUnion) ||
+      SawUnion || Accessed.empty())
+    return false;
+  insertPassedKinds(Accessed, Found, F.getContext());
+  return true;
+}
+
+/// An object of type \p T: what its copied bytes (all of T when the
+/// length is unknown) hold.
+bool PassedObjects::addObjectKinds(Type *T) {
+  const DataLayout &DL = F.getDataLayout();
+  // A base-class subobject is copied without its tail padding, which a
+  // derived class may reuse: the copy can be shorter than the type, and
+  // what the whole type holds is a superset of what is copied.
+  if (!T || !T->isSized() || holdsUnion(T))
+    return false;
+  if (Bytes ? DL.getTypeAllocSize(T) < *Bytes : hasNonFloatLeaf(T))
+    return false;
+  SmallPtrSet<Type *, 4> Kinds;
+  collectCopiedKindsIn(T, 0, Bytes ? *Bytes : DL.getTypeAllocSize(T), DL,
+                       Kinds);
+  insertPassedKinds(Kinds, Found, F.getContext());
+  return true;
+}
+
 bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
                               std::optional<uint64_t> Bytes, unsigned Depth,
                               SmallPtrSetImpl<Type *> &Found) {
   if (ArgNo >= F.arg_size())
     return false;
-  const DataLayout &DL = F.getDataLayout();
+  PassedObjects Objects{F, Bytes, Depth, Found};
   bool SawCaller = false;
   for (const Use &U : F.uses()) {
     auto *CB = dyn_cast<CallBase>(U.getUser());
@@ -184,68 +294,8 @@ bool collectPassedObjectTypes(const Function &F, unsigned ArgNo,
     if (getDerivedInfo(*Caller) || Caller->getName().ends_with(".ad.src"))
       continue;
     SawCaller = true;
-    // Before and after a spill slot: a cursor's slot holds the parameter it
-    // starts from and its steps.
-    const Value *Passed = CB->getArgOperand(ArgNo);
-    const Value *Arg = throughSpillSlot(Passed);
-    for (unsigned Hop = 0; Hop < 4; ++Hop) {
-      auto *Inner = dyn_cast<CallBase>(Arg);
-      const Function *Callee = Inner ? Inner->getCalledFunction() : nullptr;
-      const Argument *Through = Callee ? returnedParameter(*Callee) : nullptr;
-      if (!Through)
-        break;
-      Passed = Inner->getArgOperand(Through->getArgNo());
-      Arg = throughSpillSlot(Passed);
-    }
-    Type *T = nullptr;
-    if (auto *Param = dyn_cast<Argument>(Arg)) {
-      SmallPtrSet<Type *, 4> FromCallers;
-      if (Depth && collectPassedObjectTypes(*Caller, Param->getArgNo(), Bytes,
-                                            Depth - 1, FromCallers)) {
-        Found.insert(FromCallers.begin(), FromCallers.end());
-        continue;
-      }
-      // Where the callers do not tell (they pass a pointer loaded from a
-      // std::vector's fields), a cursor's steps do: the elements a
-      // relocation loop moves one by one.
-      T = steppedElementType(Passed);
-      if (!T)
-        return false;
-    } else if (auto *AI = dyn_cast<AllocaInst>(Arg);
-               AI && !AI->isArrayAllocation())
-      T = AI->getAllocatedType();
-    else if (auto *GEP = dyn_cast<GetElementPtrInst>(Arg);
-             GEP && GEP->getNumIndices() >= 2)
-      T = GEP->getResultElementType();
-    else
-      T = steppedElementType(Passed);
-    // A pointer the caller loaded from a field, or its own heap memory (a
-    // std::vector's begin() passed to _M_range_insert, at -O1 and once
-    // SROA took the vector apart): what the caller reads and writes
-    // through it, or through that field, is what it points to.
-    if (auto *Computed = dyn_cast<Instruction>(Arg); !T && Computed) {
-      SmallPtrSet<Type *, 4> Accessed;
-      bool SawUnion = false;
-      // Only integers seen there say nothing of the bytes not read.
-      if (!collectAccessTypes(const_cast<Instruction *>(Computed), Accessed,
-                              &SawUnion) ||
-          SawUnion || Accessed.empty())
-        return false;
-      insertPassedKinds(Accessed, Found, F.getContext());
-      continue;
-    }
-    // A base-class subobject is copied without its tail padding, which a
-    // derived class may reuse: the copy can be shorter than the type, and
-    // what the whole type holds is a superset of what is copied.
-    if (!T || !T->isSized() || holdsUnion(T))
+    if (!Objects.addPassed(*CB, CB->getArgOperand(ArgNo)))
       return false;
-    if (Bytes ? DL.getTypeAllocSize(T) < *Bytes : hasNonFloatLeaf(T))
-      return false;
-    // What the copied bytes (all of T when the length is unknown) hold.
-    SmallPtrSet<Type *, 4> Kinds;
-    collectCopiedKindsIn(T, 0, Bytes ? *Bytes : DL.getTypeAllocSize(T), DL,
-                         Kinds);
-    insertPassedKinds(Kinds, Found, F.getContext());
   }
   return SawCaller;
 }

@@ -1,5 +1,4 @@
-//===- CallerObjectTypes.h - memory types from a parameter's callers -*- C++
-//-*-===//
+//===- CallerObjectTypes.h - memory types from callers' objects -*- C++ -*-===//
 //
 // Part of the memory type inference (MemoryTypes.cpp): when a pointer is a
 // parameter, what the objects the callers pass hold, and the pointers
