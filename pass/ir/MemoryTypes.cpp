@@ -156,32 +156,80 @@ void forgetCopiedMemberType(MemTransferInst &MT) {
   MT.setMetadata(CopiedTypeMD, nullptr);
 }
 
+/// Step 2: a copy to or from an object holding a union is typed only when
+/// clang made it as the copy of one member and tagged its fields:
+/// std::function's manager cloning the closure it keeps in its union, a
+/// lambda holding two references (two pointers).
+static std::optional<Type *> typeUnionCopy(const MemTransferInst &MT,
+                                           UntypedCopy *Why) {
+  SmallPtrSet<Type *, 2> Tagged;
+  if (collectTbaaStructKinds(MT, Tagged) && Tagged.size() <= 1)
+    return Tagged.empty() ? nullptr : *Tagged.begin();
+  if (Why)
+    *Why = UntypedCopy::Union;
+  return std::nullopt;
+}
+
+/// Step 6: what the elements hold that pointers loaded from the same field
+/// as a side are stepped by. False when neither side is such a pointer.
+static bool collectSteppedFieldKinds(const MemTransferInst &MT,
+                                     SmallPtrSetImpl<Type *> &Types) {
+  bool Typed = false;
+  for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
+    if (Type *Elem = fieldElementType(Side)) {
+      auto *Len = dyn_cast<ConstantInt>(MT.getLength());
+      const DataLayout &DL = MT.getDataLayout();
+      if (Len && Len->getZExtValue() <= DL.getTypeAllocSize(Elem))
+        collectCopiedKindsIn(Elem, 0, Len->getZExtValue(), DL, Types);
+      else
+        collectCopiedKinds(Elem, Types);
+      Typed = true;
+    }
+  return Typed;
+}
+
+/// Step 8: the one kind of data \p Types says the copy moves.
+static std::optional<Type *>
+singleCopiedKind(const MemTransferInst &MT,
+                 const SmallPtrSetImpl<Type *> &Types, bool Typed,
+                 UntypedCopy *Why) {
+  // Pointer data of any shape (a pointer, an iterator holding one) is
+  // copied the same way: as addresses. The sides may show it differently
+  // (a local's field, a whole local copied into).
+  SmallPtrSet<Type *, 2> Kinds;
+  for (Type *T : Types)
+    Kinds.insert(containsPointer(T) && !hasFloatLeaf(T)
+                     ? PointerType::getUnqual(MT.getContext())
+                     : T);
+  if (Kinds.size() > 1) {
+    if (Why)
+      *Why = UntypedCopy::Mixed;
+    return std::nullopt;
+  }
+  if (Kinds.size() == 1)
+    return *Kinds.begin();
+  if (Typed)
+    return nullptr; // typed memory without floating-point data
+  if (Type *T = tbaaFloatType(MT))
+    return T;
+  return std::nullopt;
+}
+
 std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
                                              UntypedCopy *Why) {
   if (Why)
     *Why = UntypedCopy::Unknown;
+  // The steps of the file comment, each tried only while the copy is not
+  // typed yet.
   SmallPtrSet<Type *, 2> Types;
-  // Either side's object typed here (both are collected: they must agree);
-  // else the member PrepareSource saw copied; else the callers' objects;
-  // else the field types clang tagged the copy with. Nothing types a copy
-  // to or from an object holding a union.
   bool SawUnion = false;
   bool Typed =
       collectAccessTypes(MT.getRawDest(), Types, &SawUnion, MT.getLength());
   Typed |=
       collectAccessTypes(MT.getRawSource(), Types, &SawUnion, MT.getLength());
   if (SawUnion || pointsIntoUnion(MT.getRawDest()) ||
-      pointsIntoUnion(MT.getRawSource())) {
-    // Unless clang made the copy as one of the members and tagged its
-    // fields: std::function's manager cloning the closure it keeps in its
-    // union, a lambda holding two references (two pointers).
-    SmallPtrSet<Type *, 2> Tagged;
-    if (collectTbaaStructKinds(MT, Tagged) && Tagged.size() <= 1)
-      return Tagged.empty() ? nullptr : *Tagged.begin();
-    if (Why)
-      *Why = UntypedCopy::Union;
-    return std::nullopt;
-  }
+      pointsIntoUnion(MT.getRawSource()))
+    return typeUnionCopy(MT, Why);
   if (MDNode *MD = MT.getMetadata(CopiedTypeMD); MD && !Typed) {
     collectCopiedKinds(cast<ConstantAsMetadata>(MD->getOperand(0))->getType(),
                        Types);
@@ -201,39 +249,10 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
     }
   }
   if (!Typed)
-    for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
-      if (Type *Elem = fieldElementType(Side)) {
-        auto *Len = dyn_cast<ConstantInt>(MT.getLength());
-        const DataLayout &DL = MT.getDataLayout();
-        if (Len && Len->getZExtValue() <= DL.getTypeAllocSize(Elem))
-          collectCopiedKindsIn(Elem, 0, Len->getZExtValue(), DL, Types);
-        else
-          collectCopiedKinds(Elem, Types);
-        Typed = true;
-      }
+    Typed = collectSteppedFieldKinds(MT, Types);
   if (!Typed)
     Typed = collectTbaaStructKinds(MT, Types);
-  // Pointer data of any shape (a pointer, an iterator holding one) is
-  // copied the same way: as addresses. The sides may show it differently
-  // (a local's field, a whole local copied into).
-  SmallPtrSet<Type *, 2> Kinds;
-  for (Type *T : Types)
-    Kinds.insert(containsPointer(T) && !hasFloatLeaf(T)
-                     ? PointerType::getUnqual(MT.getContext())
-                     : T);
-  Types = std::move(Kinds);
-  if (Types.size() > 1) {
-    if (Why)
-      *Why = UntypedCopy::Mixed;
-    return std::nullopt;
-  }
-  if (Types.size() == 1)
-    return *Types.begin();
-  if (Typed)
-    return nullptr; // typed memory without floating-point data
-  if (Type *T = tbaaFloatType(MT))
-    return T;
-  return std::nullopt;
+  return singleCopiedKind(MT, Types, Typed, Why);
 }
 
 bool holdsOnlyFloatingPoint(const Value *Ptr) {
