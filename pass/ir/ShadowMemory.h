@@ -2,16 +2,18 @@
 //
 // The pieces of shadow memory handling that Linearize and Transpose share:
 // how big a heap allocation is, how its shadow is made and released, and
-// which floating-point type a shadow memcpy moves (its transpose adds
-// cotangents, so it must know float from double).
+// how a shadow memcpy is tagged with the floating-point type it moves and
+// transposed (it adds cotangents, so it must know float from double).
+// Which type that is, is inferred in MemoryTypes.h, included here because
+// every stage that copies shadow memory asks it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_SHADOWMEMORY_H
 #define ADPASS_SHADOWMEMORY_H
 
+#include "ir/MemoryTypes.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include <optional>
 
 namespace ad {
 
@@ -45,39 +47,6 @@ llvm::CallInst *emitShadowRelease(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 llvm::Value *emitShadowFreesBegin(llvm::IRBuilderBase &B);
 void emitShadowFreesEnd(llvm::IRBuilderBase &B, llvm::Value *Mark);
 
-/// Why inferShadowElementType could not type a copy.
-enum class UntypedCopy { Unknown, Mixed, Union };
-
-/// The floating-point element type the memory of \p MT holds: null when it
-/// holds none, std::nullopt when it is mixed, a union, or cannot be
-/// determined (\p Why says which).
-std::optional<llvm::Type *> inferShadowElementType(llvm::MemTransferInst &MT,
-                                                   UntypedCopy *Why = nullptr);
-/// What the \p Bytes bytes that integer load or store \p Access moves at
-/// \p Ptr are: a floating-point type, a pointer type (pointers or structs
-/// holding them), null for integer data, std::nullopt when mixed or
-/// unknown. Read from its TBAA tag, else from the object's declared or
-/// accessed types (as for a memcpy). The optimiser moves doubles and
-/// pointers as integers: an 8-byte memcpy, a std::unique_ptr moved.
-std::optional<llvm::Type *>
-inferIntegerAccessBits(const llvm::Instruction &Access, llvm::Value *Ptr,
-                       uint64_t Bytes);
-/// The parameter \p F returns unchanged (Eigen's derived(), which returns
-/// *this; std::move and std::forward at -O0), if any.
-const llvm::Argument *returnedParameter(const llvm::Function &F);
-/// Whether \p Ptr points only into objects made of floating-point data
-/// alone (locals by their declared types, parameters by the objects all
-/// callers pass): any integer access of them moves floating-point bits.
-bool holdsOnlyFloatingPoint(const llvm::Value *Ptr);
-/// Records on \p MT the type of the struct member or array element it
-/// copies whole, when one side is that member's address (a GEP to a member
-/// of exactly the copy's length: an Eigen expression kept by value inside
-/// another, copied by its constructor at -O0). For when neither side's
-/// object is typed in the function: simplification removes the GEP when
-/// the member is the first one, so PrepareSource notes it beforehand.
-void noteCopiedMemberType(llvm::MemTransferInst &MT);
-/// Removes that note once Linearize has decided how to copy the shadow.
-void forgetCopiedMemberType(llvm::MemTransferInst &MT);
 void tagShadowElementType(llvm::Instruction &Copy, llvm::Type *Elem);
 /// The transpose of a linear copy of shadow memory from \p Src to \p Dst:
 /// ct(Src) += ct(Dst); ct(Dst) = 0, element by element.
