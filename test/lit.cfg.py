@@ -5,7 +5,10 @@
 #                       central finite differences and exits non-zero if off
 #   test/diagnostics/   programs the pass must reject, messages checked
 #   test/runtime/       unit tests of libADRuntime
+import glob
 import os
+import shutil
+import subprocess
 import sys
 import lit.formats
 
@@ -44,6 +47,12 @@ config.substitutions.append(("%llvm_bin", config.llvm_bin))
 config.substitutions.append(("%adplugin", plugin))
 config.substitutions.append(("%inc", inc))
 config.substitutions.append(("%runtime", runtime))
+# test/install/ installs this build (cmake --install %ad_obj_root) and builds
+# a user's project against it, with Ninja when it is there.
+config.substitutions.append(("%ad_obj_root", config.ad_obj_root))
+config.substitutions.append(("%cmake_generator",
+                             "-G Ninja" if shutil.which("ninja")
+                             else '-G "Unix Makefiles"'))
 
 # eigen: Eigen's headers are installed (libeigen3-dev; tools/install-deps.sh
 # installs them).
@@ -61,3 +70,33 @@ try:
                 break
 except OSError:
     pass
+
+# gcc: GCC's C and C++ compilers are installed, to check that a project
+# configured with them is refused.
+if shutil.which("gcc") and shutil.which("g++"):
+    config.available_features.add("gcc")
+
+
+def clang_major(clang_path):
+    try:
+        out = subprocess.run([clang_path, "-dumpversion"], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.split(".")[0].strip() or None
+
+
+# other-clang: a clang of another LLVM major version is installed, which
+# cannot load the plugin: %other_clang / %other_clangxx name it.
+own_major = clang_major(clang)
+for other_bin in sorted(glob.glob("/usr/lib/llvm-*/bin")):
+    other_clang = os.path.join(other_bin, "clang")
+    other_clangxx = os.path.join(other_bin, "clang++")
+    if not (os.access(other_clang, os.X_OK) and os.access(other_clangxx, os.X_OK)):
+        continue
+    other_major = clang_major(other_clang)
+    if own_major and other_major and other_major != own_major:
+        config.available_features.add("other-clang")
+        config.substitutions.append(("%other_clangxx", other_clangxx))
+        config.substitutions.append(("%other_clang", other_clang))
+        break
