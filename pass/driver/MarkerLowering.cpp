@@ -488,7 +488,10 @@ static AllocaInst *makeResultLocals(IRBuilder<> &B, Request &R,
 static bool lowerDerivative(Request &R, Differentiator &D) {
   Type *RetTy = R.ResultInMemory ? R.ResultInMemory : R.Fn->getReturnType();
   bool HasTangent = isDifferentiableType(RetTy);
-  if (!HasTangent && !markerResultType(*R.Marker)->isVoidTy()) {
+  // A caller may ignore the marker's value (docs/api.md): only a value that
+  // is used must be one the derivative has.
+  bool ResultUsed = !R.Marker->use_empty() || hasSRet(*R.Marker);
+  if (!HasTangent && ResultUsed && !markerResultType(*R.Marker)->isVoidTy()) {
     D.diags().errorAtRequest(R.Marker->getCalledFunction()->getName() + ": '" +
                              displayName(*R.Fn) +
                              "' returns no float/double value, so there is "
