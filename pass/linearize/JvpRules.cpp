@@ -278,6 +278,11 @@ bool isScalarMathCall(const Instruction &I, const TargetLibraryInfo *TLI) {
       llvm::any_of(CI->args(),
                    [](const Use &U) { return U->getType()->isPointerTy(); }))
     return false;
+  // lgamma also sets the global signgam, which a program may read: calling
+  // it again (in f.rev, in reverse order) would leave another value there.
+  if (const Function *Callee = CI->getCalledFunction();
+      Callee && Callee->getName().starts_with("lgamma"))
+    return false;
   return findJvpRule(I, TLI) != nullptr;
 }
 
