@@ -44,6 +44,7 @@ void Differentiator::forgetAnalyses(Function &F) { FAM.clear(F, F.getName()); }
 
 void Differentiator::erase(Function &F) {
   forgetAnalyses(F);
+  TapeSummaries.erase(&F);
   F.eraseFromParent();
 }
 
@@ -87,6 +88,7 @@ void Differentiator::discardGeneratedSince(size_t Mark) {
     Generated[I]->dropAllReferences();
   for (size_t I = Mark; I < Generated.size(); ++I) {
     FAM.clear(*Generated[I], Generated[I]->getName());
+    TapeSummaries.erase(Generated[I]);
     Generated[I]->eraseFromParent();
   }
   Generated.resize(Mark);

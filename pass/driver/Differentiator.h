@@ -18,6 +18,8 @@
 #include "driver/Diagnostics.h"
 #include "prepare/Activity.h"
 #include "prepare/GlobalShadows.h"
+#include "unzip/TapeSummary.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -92,6 +94,15 @@ public:
   bool calledOnlyByRequests(const llvm::Function &F) const {
     return CalledOnlyByRequests.contains(&F);
   }
+  /// What f.fwd (\p Fwd) keeps on its tape, as unzipping planned it, for
+  /// the request's remarks; null for an f.fwd this run did not build.
+  void setTapeSummary(const llvm::Function &Fwd, TapeSummary S) {
+    TapeSummaries[&Fwd] = std::move(S);
+  }
+  const TapeSummary *tapeSummary(const llvm::Function &Fwd) const {
+    auto It = TapeSummaries.find(&Fwd);
+    return It == TapeSummaries.end() ? nullptr : &It->second;
+  }
   /// Counts the possible targets of calls through function pointers being
   /// differentiated (Linearize.cpp, tryTargetJvp): code reached from one
   /// that cannot be differentiated becomes a run-time error there.
@@ -138,6 +149,7 @@ private:
   bool JvpsDisposable = false;
   bool RuntimeTapeInCode = false;
   llvm::SmallPtrSet<const llvm::Function *, 8> CalledOnlyByRequests;
+  llvm::DenseMap<const llvm::Function *, TapeSummary> TapeSummaries;
   CustomRules Rules;
   GlobalShadows Globals;
   std::vector<llvm::Function *> Generated;

@@ -3,6 +3,7 @@
 #include "driver/CustomRules.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
+#include "driver/TapeRemarks.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
 #include "unzip/TapeRuntime.h"
@@ -412,6 +413,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   if (!G)
     return false;
   auto &[U, Rev] = *G;
+  remarkTape(R, U, D);
   IRBuilder<> B(R.Marker);
   RequestTape Tape = allocateTape(B, U.Tape, D.module());
   SmallSetVector<GlobalVariable *, 4> Shadows =

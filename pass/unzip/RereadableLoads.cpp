@@ -1,5 +1,6 @@
 //===- RereadableLoads.cpp - loads f.rev may read again -------------------===//
 #include "unzip/RereadableLoads.h"
+#include "driver/DerivedFunctions.h"
 #include "ir/LLVMCompat.h"
 #include "linearize/JvpRules.h"
 
@@ -8,7 +9,10 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/MemoryLocation.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -85,31 +89,122 @@ RereadableLoads::writersOf(const Value *Obj) {
 
 bool RereadableLoads::canReread(const Instruction &I) {
   auto *L = dyn_cast<LoadInst>(&I);
-  if (!Enabled || !L || !L->isSimple())
+  if (!Enabled || !L)
     return false;
+  if (!L->isSimple()) {
+    Blockers.try_emplace(L, Blocker{Blocker::NotSimple});
+    return false;
+  }
   auto [It, New] = Answers.try_emplace(L, false);
   if (!New)
     return It->second;
   SmallVector<const Value *, 4> Objs;
   getUnderlyingObjects(L->getPointerOperand(), Objs, &LI);
-  if (Objs.empty() || !llvm::all_of(Objs, [&](const Value *Obj) {
-        return isStableObject(Obj);
-      }))
+  auto Unstable = llvm::find_if(
+      Objs, [&](const Value *Obj) { return !isStableObject(Obj); });
+  if (Objs.empty() || Unstable != Objs.end()) {
+    Blockers[L] = {Blocker::NotStable,
+                   Unstable != Objs.end() ? *Unstable : nullptr};
     return false;
+  }
   for (const Value *Obj : Objs) {
     const SmallVector<const Instruction *, 4> &Ws = writersOf(Obj);
-    if (Ws.size() > MaxWritersPerObject)
+    if (Ws.size() > MaxWritersPerObject) {
+      Blockers[L] = {Blocker::TooManyWriters, Obj};
       return false;
+    }
     for (const Instruction *W : Ws)
       if (isPotentiallyReachable(L, W, /*ExclusionSet=*/nullptr, &DT, &LI)) {
         LLVM_DEBUG(dbgs() << "ad-unzip: taped, may be overwritten later by "
                           << *W << ": " << *L << "\n");
+        Blockers[L] = {Blocker::Overwritten, Obj, W};
         return false;
       }
   }
   LLVM_DEBUG(dbgs() << "ad-unzip: read again in f.rev: " << *L << "\n");
   ++NumReread;
   return Answers[L] = true;
+}
+
+/// The source names of \p F's first \p N parameters, from their debug
+/// variables ("" where there is none: without -g, or -Rpass's line tables
+/// only). One walk of F.
+static SmallVector<std::string, 8> parameterNames(const Function &F,
+                                                  unsigned N) {
+  SmallVector<std::string, 8> Names(N);
+  auto Note = [&](const DILocalVariable *Var, const DILocation *Loc) {
+    // Not the parameters of inlined functions.
+    if (Var && Var->getArg() && Var->getArg() <= N &&
+        (!Loc || !Loc->getInlinedAt()))
+      Names[Var->getArg() - 1] = Var->getName().str();
+  };
+  if (const DISubprogram *SP = F.getSubprogram())
+    for (const DINode *Node : SP->getRetainedNodes())
+      Note(dyn_cast<DILocalVariable>(Node), nullptr);
+  for (const Instruction &I : instructions(F)) {
+    for (const DbgVariableRecord &DVR : filterDbgVars(I.getDbgRecordRange()))
+      Note(DVR.getVariable(), DVR.getDebugLoc().get());
+    if (auto *DVI = dyn_cast<DbgVariableIntrinsic>(&I))
+      Note(DVI->getVariable(), DVI->getDebugLoc().get());
+  }
+  return Names;
+}
+
+std::string RereadableLoads::describeObject(const Value *Obj) const {
+  if (auto *A = dyn_cast_or_null<Argument>(Obj)) {
+    if (!ParamNames)
+      ParamNames = parameterNames(Jvp, NumPrimalArgs);
+    StringRef Name = A->getArgNo() < NumPrimalArgs
+                         ? StringRef((*ParamNames)[A->getArgNo()])
+                         : StringRef();
+    return Name.empty() ? "parameter " + std::to_string(A->getArgNo() + 1)
+                        : ("'" + Name + "'").str();
+  }
+  if (auto *G = dyn_cast_or_null<GlobalValue>(Obj))
+    return "'" + G->getName().str() + "'";
+  return "";
+}
+
+/// "the store at line 14", "the call of 'g' at line 9".
+static std::string describeWrite(const Instruction &W) {
+  std::string What = "a write";
+  if (isa<StoreInst>(W))
+    What = "the store";
+  else if (auto *CB = dyn_cast<CallBase>(&W))
+    if (const Function *Callee = CB->getCalledFunction())
+      What = "the call of '" + displayName(*Callee) + "'";
+  if (const DebugLoc &DL = W.getDebugLoc(); DL && DL.getLine())
+    return What + " at line " + std::to_string(DL.getLine());
+  return What;
+}
+
+RereadableLoads::Refusal RereadableLoads::whyNot(const Instruction &I) const {
+  if (!isa<LoadInst>(I))
+    return {};
+  if (!Enabled)
+    return {"", "the function is also called from differentiated code or "
+                "through a pointer, so its memory may have changed when the "
+                "reverse pass runs"};
+  auto It = Blockers.find(&I);
+  if (It == Blockers.end())
+    return {};
+  const Blocker &B = It->second;
+  std::string Obj = describeObject(B.Obj);
+  switch (B.K) {
+  case Blocker::NotSimple:
+    return {Obj, "the load is volatile or atomic"};
+  case Blocker::NotStable:
+    return {Obj, "it reads memory that is not a pointer parameter or a "
+                 "global (a local, or a pointer loaded from memory), which "
+                 "may not outlive the forward pass unchanged"};
+  case Blocker::TooManyWriters:
+    return {Obj, "more than " + std::to_string(MaxWritersPerObject) +
+                     " writes may modify " + (Obj.empty() ? "it" : Obj)};
+  case Blocker::Overwritten:
+    return {Obj, describeWrite(*B.Writer) + " may overwrite " +
+                     (Obj.empty() ? "it" : Obj)};
+  }
+  return {};
 }
 
 } // namespace ad

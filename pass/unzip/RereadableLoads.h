@@ -39,6 +39,8 @@
 #include "llvm/Analysis/BasicAliasAnalysis.h"
 #include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace llvm {
 class AssumptionCache;
@@ -63,6 +65,15 @@ public:
   /// Whether f.lin and f.rev may load \p I's value again (\p I is a load).
   bool canReread(const llvm::Instruction &I);
 
+  /// Why canReread(\p I) said no, in words: the object the load reads
+  /// ("'x'", empty if unknown) and the reason ("the store at line 14 may
+  /// overwrite it"). Reason is empty when it said yes or was not asked.
+  struct Refusal {
+    std::string Object;
+    std::string Reason;
+  };
+  Refusal whyNot(const llvm::Instruction &I) const;
+
 private:
   /// Whether \p Obj, an underlying object, outlives f.fwd unchanged in
   /// identity: an argument of f (not byval) or a global variable.
@@ -86,6 +97,17 @@ private:
                  llvm::SmallVector<const llvm::Instruction *, 4>>
       Writers;
   llvm::DenseMap<const llvm::Instruction *, bool> Answers;
+  /// For the loads answered no: the object that stopped it and, when a
+  /// write did, that write (only recorded, for the remarks).
+  struct Blocker {
+    enum Kind { NotSimple, NotStable, TooManyWriters, Overwritten } K;
+    const llvm::Value *Obj = nullptr;
+    const llvm::Instruction *Writer = nullptr;
+  };
+  llvm::DenseMap<const llvm::Instruction *, Blocker> Blockers;
+  /// \p Obj as the user wrote it: 'x', 'g', "parameter 2"; "" if unknown.
+  std::string describeObject(const llvm::Value *Obj) const;
+  mutable std::optional<llvm::SmallVector<std::string, 8>> ParamNames;
 };
 
 } // namespace ad

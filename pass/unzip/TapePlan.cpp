@@ -48,8 +48,10 @@
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/LLVMRemarkStreamer.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Printable.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -609,6 +611,81 @@ void Unzipper::finishTapeTypes() {
   publishTapeSize(*Jvp.getParent(), TapeTy);
 }
 
+/// Each loop of f.jvp with the bytes its records take per iteration: the
+/// array element of a counted loop, or the records its blocks push (the
+/// runtime rounds each to TapeAlignment). Loops that keep nothing are
+/// listed too, with 0.
+void Unzipper::summarizeLoops() {
+  const DataLayout &DL = Jvp.getParent()->getDataLayout();
+  for (Loop *L : LI->getLoopsInPreorder()) {
+    TapeSummary::LoopRecords LR;
+    LR.Loc = L->getStartLoc();
+    LR.Counted = Layout.ArrayLoops.count(L);
+    for (auto &[Key, R] : Layout.Records) {
+      if (LI->getLoopFor(Key) != L)
+        continue;
+      uint64_t Bytes = DL.getTypeAllocSize(R.Ty);
+      LR.Bytes += R.Array ? Bytes : alignTo(Bytes, TapeAlignment);
+    }
+    Summary.Loops.push_back(LR);
+  }
+}
+
+/// The loads whose values are taped, and why RereadableLoads refused them
+/// (or, when it did not, why they are taped anyway).
+void Unzipper::summarizeKeptLoads() {
+  DenseSet<Value *> ReadDirectly;
+  for (auto &[Use, Slot] : Layout.Reads)
+    ReadDirectly.insert(Use.second);
+  auto Note = [&](Value *V, BasicBlock *Key) {
+    auto *Load = dyn_cast<LoadInst>(V);
+    if (!Load)
+      return;
+    RereadableLoads::Refusal Why = Reread->whyNot(*Load);
+    if (Why.Reason.empty())
+      Why.Reason =
+          !Key && !ReadDirectly.count(V)
+              ? "the addresses and indices of a loop are recomputed from it"
+              : "its address is not recomputed in the reverse pass";
+    TapeSummary::KeptLoad K;
+    K.Loc = Load->getDebugLoc();
+    K.Object = Why.Object;
+    K.Reason = Why.Reason;
+    if (Key) {
+      K.InLoop = true;
+      K.LoopLoc = LI->getLoopFor(Key)->getStartLoc();
+    }
+    Summary.KeptLoads.push_back(std::move(K));
+  };
+  for (auto &[V, Field] : Layout.StaticResiduals)
+    Note(V, nullptr);
+  SmallPtrSet<Value *, 16> Seen;
+  for (auto &[Key, R] : Layout.Records)
+    for (const RecordStore &S : R.Stores)
+      if (S.K == RecordStore::Residual && Seen.insert(S.V).second)
+        Note(S.V, Key);
+}
+
+void Unzipper::summarizeTape() {
+  const DataLayout &DL = Jvp.getParent()->getDataLayout();
+  Summary.StaticBytes = DL.getTypeAllocSize(TapeTy);
+  summarizeLoops();
+  for (BasicBlock &BB : Jvp)
+    for (Instruction &I : BB) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB || !Layout.PushedCallees.count(CB))
+        continue;
+      StructType *CalleeTape = Layout.Callees.lookup(CB).Tape;
+      Summary.PushedCallees.push_back(
+          {displayName(*CB->getCalledFunction()), CB->getDebugLoc(),
+           CalleeTape && !CalleeTape->isOpaque()
+               ? uint64_t(DL.getTypeAllocSize(CalleeTape))
+               : 0,
+           recordKey(&BB) != nullptr});
+    }
+  summarizeKeptLoads();
+}
+
 bool Unzipper::planTape() {
   LinearInJvp = linearInstructions(Jvp);
   DT = std::make_unique<DominatorTree>(Jvp);
@@ -629,6 +706,11 @@ bool Unzipper::planTape() {
   finalizeRecordResiduals();
   placeShadowAllocas(Shadows);
   finishTapeTypes();
+  // Only for the remarks: the account walks the function again.
+  LLVMContext &Ctx = Jvp.getContext();
+  if (Ctx.getLLVMRemarkStreamer() ||
+      Ctx.getDiagHandlerPtr()->isAnyRemarkEnabled(RemarkPassName))
+    summarizeTape();
   return true;
 }
 

@@ -866,6 +866,7 @@ std::optional<Unzipped> Unzipper::run() {
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
     return std::nullopt;
   ++NumUnzipped;
+  D.setTapeSummary(*Fwd, std::move(Summary));
   return Unzipped{Fwd, Lin, TapeTy};
 }
 

@@ -13,6 +13,7 @@
 #include "driver/Differentiator.h"
 #include "prepare/Activity.h"
 #include "unzip/RereadableLoads.h"
+#include "unzip/TapeSummary.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -136,6 +137,10 @@ private:
   bool noteControlResidual(BasicBlock &BB, Instruction &Term);
   void placeShadowAllocas(ArrayRef<AllocaInst *> Shadows);
   void finishTapeTypes();
+  /// The account of the plan the request reports (TapeSummary.h).
+  void summarizeTape();
+  void summarizeLoops();
+  void summarizeKeptLoads();
   /// The record block \p BB writes to: null (static tape), BB itself, or
   /// the header of the array loop it belongs to.
   BasicBlock *recordKey(BasicBlock *BB) const;
@@ -173,6 +178,7 @@ private:
   Differentiator &D;
   DerivedInfo Info{};
   TapeLayout Layout;
+  TapeSummary Summary;
   StructType *TapeTy = nullptr;
   SmallPtrSet<Instruction *, 2> ReturnPacking; // the {y, dy} insertvalues
   /// linearInstructions(f.jvp): planning and building ask about every
