@@ -272,18 +272,23 @@ const JvpRule *findJvpRule(const Instruction &I, const TargetLibraryInfo *TLI) {
   return findLibmJvpRule(*Callee, TLI);
 }
 
-bool isScalarMathCall(const Instruction &I, const TargetLibraryInfo *TLI) {
+bool writesOnlyMathLibraryState(const Instruction &I,
+                                const TargetLibraryInfo *TLI) {
   const auto *CI = dyn_cast<CallInst>(&I);
-  if (!CI || !CI->getType()->isFloatingPointTy() ||
-      llvm::any_of(CI->args(),
-                   [](const Use &U) { return U->getType()->isPointerTy(); }))
-    return false;
+  return CI && CI->getType()->isFloatingPointTy() &&
+         llvm::none_of(
+             CI->args(),
+             [](const Use &U) { return U->getType()->isPointerTy(); }) &&
+         findJvpRule(I, TLI) != nullptr;
+}
+
+bool isScalarMathCall(const Instruction &I, const TargetLibraryInfo *TLI) {
   // lgamma also sets the global signgam, which a program may read: calling
   // it again (in f.rev, in reverse order) would leave another value there.
-  if (const Function *Callee = CI->getCalledFunction();
-      Callee && Callee->getName().starts_with("lgamma"))
-    return false;
-  return findJvpRule(I, TLI) != nullptr;
+  const Function *Callee =
+      isa<CallInst>(I) ? cast<CallInst>(I).getCalledFunction() : nullptr;
+  return writesOnlyMathLibraryState(I, TLI) &&
+         !(Callee && Callee->getName().starts_with("lgamma"));
 }
 
 bool isLinkStructureFunction(StringRef Name) {

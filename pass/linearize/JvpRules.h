@@ -128,8 +128,12 @@ const JvpRule *findLibmJvpRule(const llvm::Function &Callee,
 
 /// Whether \p I calls a math function with a rule (libm or llvm.*) on
 /// scalars only: its result follows from its arguments, and the only
-/// memory it may write is errno. Such a call may be repeated (recomputed
-/// in f.rev) and moves no data between memory cells.
+/// memory it may write is the math library's own state, errno (and, for
+/// lgamma, the global signgam).
+bool writesOnlyMathLibraryState(const llvm::Instruction &I,
+                                const llvm::TargetLibraryInfo *TLI);
+/// Such a call that writes nothing but errno: it may be repeated
+/// (recomputed in f.rev) and moves no data between memory cells.
 bool isScalarMathCall(const llvm::Instruction &I,
                       const llvm::TargetLibraryInfo *TLI);
 

@@ -50,8 +50,10 @@ RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
   };
   for (const Instruction &I : instructions(Jvp)) {
     // A math call writes errno at most (exp is memory(write) under
-    // -fmath-errno, clang's default): no memory of the program's.
-    if (!I.mayWriteToMemory() || IsLinear(&I) || isScalarMathCall(I, &TLI))
+    // -fmath-errno, clang's default), lgamma also signgam, which is not a
+    // stable object: no memory the loads here may read.
+    if (!I.mayWriteToMemory() || IsLinear(&I) ||
+        writesOnlyMathLibraryState(I, &TLI))
       continue;
     // Writes of shadow memory only (a shadow pointer kept in the shadow of
     // a struct): a shadow is never primal memory.
@@ -71,7 +73,9 @@ bool RereadableLoads::isStableObject(const Value *Obj) const {
   if (auto *A = dyn_cast<Argument>(Obj))
     return A->getParent() == &Jvp && A->getArgNo() < NumPrimalArgs &&
            A->getType()->isPointerTy() && !A->hasPassPointeeByValueCopyAttr();
-  return isa<GlobalVariable>(Obj);
+  // signgam is written by lgamma calls, which do not count as writes.
+  auto *GV = dyn_cast<GlobalVariable>(Obj);
+  return GV && GV->getName() != "signgam";
 }
 
 const SmallVector<const Instruction *, 4> &
