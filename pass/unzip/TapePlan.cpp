@@ -186,7 +186,7 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
 /// values: constants, static and counter-computed ones) is recomputed by
 /// f.lin and f.rev instead of taped. The record never grows by this.
 /// How deep a chain of cheap instructions f.rev rebuilds a value through.
-static constexpr unsigned MaxRebuildDepth = 4;
+static constexpr unsigned MaxRebuildDepth = 16;
 
 void Unzipper::finalizeRecordResiduals() {
   DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
@@ -207,31 +207,41 @@ void Unzipper::finalizeRecordResiduals() {
     const SCEV *S = SE->getSCEV(Op);
     return isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB);
   };
-  // Whether \p V can be rebuilt in f.rev from free values alone, through
-  // cheap arithmetic and loads read again (x[i] - m): then nothing of it
-  // goes on the tape.
-  std::function<bool(BasicBlock &, Value *, unsigned)> Rebuildable =
-      [&](BasicBlock &BB, Value *V, unsigned Depth) {
-        if (IsFree(BB, V))
+  // Whether \p V can be rebuilt in f.rev from free values, through cheap
+  // arithmetic and loads read again (x[i] - m), and, \p FromRecord, from
+  // values the record holds anyway (a Runge-Kutta stage from the step's
+  // state): then nothing more of it goes on the tape. Memoised: the values
+  // of one iteration form a DAG that a plain recursion would walk once per
+  // path.
+  DenseMap<std::tuple<BasicBlock *, Value *, unsigned>, bool> RebuildableMemo;
+  std::function<bool(BasicBlock &, Value *, bool, unsigned)> Rebuildable =
+      [&](BasicBlock &BB, Value *V, bool FromRecord, unsigned Depth) {
+        if (IsFree(BB, V) || (FromRecord && Needed[recordKey(&BB)].count(V)))
           return true;
         auto *I = dyn_cast<Instruction>(V);
-        return I && Depth < MaxRebuildDepth && !isLinear(I) &&
-               isRecomputedNotTaped(*I) &&
-               llvm::all_of(
-                   I->operands(),
-                   [&](Use &U) { return Rebuildable(BB, U.get(), Depth + 1); });
+        if (!I || Depth >= MaxRebuildDepth || isLinear(I) ||
+            !isRecomputedNotTaped(*I))
+          return false;
+        auto Key = std::make_tuple(&BB, V, unsigned(FromRecord));
+        if (auto It = RebuildableMemo.find(Key); It != RebuildableMemo.end())
+          return It->second;
+        bool R = llvm::all_of(I->operands(), [&](Use &U) {
+          return Rebuildable(BB, U.get(), FromRecord, Depth + 1);
+        });
+        return RebuildableMemo[Key] = R;
       };
   // YOLO's store-or-recompute choice: cheap arithmetic on values the record
   // holds anyway or that can be rebuilt; a math call (exp, sin) only when
-  // its arguments can be rebuilt, so that it costs a call but no tape.
+  // its arguments can be rebuilt from free values, so that it costs a call
+  // but no tape.
   auto Rematerializable = [&](BasicBlock &BB, Instruction &I) {
-    const SmallPtrSet<Value *, 16> &N = Needed[recordKey(&BB)];
     if (isScalarMathCall(I, &D.tli(Jvp)) && !isLinear(&I))
       return llvm::all_of(I.operands(), [&](Use &U) {
-        return isa<Function>(U.get()) || Rebuildable(BB, U.get(), 0);
+        return isa<Function>(U.get()) ||
+               Rebuildable(BB, U.get(), /*FromRecord=*/false, 0);
       });
     return isRecomputedNotTaped(I) && llvm::all_of(I.operands(), [&](Use &U) {
-             return N.count(U.get()) || Rebuildable(BB, U.get(), 0);
+             return Rebuildable(BB, U.get(), /*FromRecord=*/true, 0);
            });
   };
   std::function<void(BasicBlock &, Value *)> Place = [&](BasicBlock &BB,
