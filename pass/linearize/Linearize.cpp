@@ -489,6 +489,8 @@ void Linearizer::linearizeInstruction(Instruction &I) {
 void Linearizer::linearizeCall(CallBase &CB) {
   if (isDeallocationCall(&CB))
     return linearizeDeallocation(CB);
+  if (isOutParamAllocationCall(&CB))
+    return linearizeOutParamAllocation(CB);
   // A pointer result that must have a shadow (Activity.cpp) needs the
   // callee's JVP even when no derivative flows in.
   bool ShadowedResult = isPointerLike(CB.getType()) && isShadowed(&CB);

@@ -145,6 +145,7 @@ private:
   bool completeShadowPhis();
   void linearizeAddress(llvm::Instruction &I);
   void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeOutParamAllocation(llvm::CallBase &CB);
   void linearizeDeallocation(llvm::CallBase &CB);
   void linearizeLoad(llvm::LoadInst &LI);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);

@@ -283,12 +283,38 @@ void Linearizer::linearizeAllocation(CallBase &CB) {
   if (!Size)
     return fail(CB, "cannot differentiate this allocation function: not "
                     "supported yet");
-  Value *S = emitShadowAllocation(B, Size);
+  Value *S = emitShadowAllocation(B, Size, allocationAlignment(B, CB));
   S->setName(CB.getName() + ".shadow");
   Shadow[&CB] = S;
   // Linear: transposes to freeing the shadow once f.rev has walked back
   // past the allocation.
   markLinear(emitShadowLive(B, S));
+}
+
+/// posix_memalign(&p, align, size): the shadow block is stored into the
+/// shadow of p, so that p's shadow, loaded later, finds it. On failure the
+/// primal p keeps its value, and so does its shadow; the shadow block made
+/// for nothing is freed at once (primal code, free(NULL) otherwise).
+/// Stored where pointers have no shadow (a field of AD_CONST memory), the
+/// block has none either, and active data stored into it is an error.
+void Linearizer::linearizeOutParamAllocation(CallBase &CB) {
+  Value *Out = CB.getArgOperand(0);
+  if (!isShadowed(Out))
+    return;
+  Value *OutShadow = shadowOf(Out, CB);
+  if (!OutShadow)
+    return;
+  IRBuilder<> B(CB.getNextNode());
+  Value *S = emitShadowAllocation(B, allocationSize(B, CB),
+                                  allocationAlignment(B, CB));
+  S->setName("memalign.shadow");
+  Type *Ptr = S->getType();
+  Value *Null = Constant::getNullValue(Ptr);
+  Value *Failed = B.CreateICmpNE(&CB, Constant::getNullValue(CB.getType()));
+  emitShadowFree(B, B.CreateSelect(Failed, S, Null));
+  Value *Old = B.CreateLoad(Ptr, OutShadow);
+  B.CreateStore(B.CreateSelect(Failed, Old, S), OutShadow);
+  markLinear(emitShadowLive(B, B.CreateSelect(Failed, Null, S)));
 }
 
 void Linearizer::linearizeDeallocation(CallBase &CB) {

@@ -152,7 +152,29 @@ static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
 // temporary buffer), and the operator deletes that go with them.
 bool isAllocationCall(const Value *V) {
   return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t",
-                   "_ZnamRKSt9nothrow_t", "aligned_alloc"});
+                   "_ZnamRKSt9nothrow_t", "aligned_alloc", "memalign"});
+}
+
+bool isOutParamAllocationCall(const Value *V) {
+  return calls(V, {"posix_memalign"});
+}
+
+/// Whether \p AI (or a field of it) is where posix_memalign stores the
+/// block it allocates: a pointer with a shadow, so the local needs one.
+static bool receivesAllocation(const AllocaInst &AI) {
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 8> Seen{&AI};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second)
+        Work.push_back(U);
+      else if (isOutParamAllocationCall(U) &&
+               cast<CallBase>(U)->getArgOperand(0) == V)
+        return true;
+    }
+  }
+  return false;
 }
 
 bool isDeallocationCall(const Value *V) {
@@ -371,6 +393,9 @@ static bool anyReturnSource(const Function &F,
             Work.push_back(getUnderlyingObject(MT->getRawSource()));
           else if (isa<GetElementPtrInst>(U))
             Parts.push_back(U);
+          else if (isOutParamAllocationCall(U) &&
+                   cast<CallBase>(U)->getArgOperand(0) == Parts[K])
+            Work.push_back(U); // posix_memalign(&p, ...)
         }
     } else if (auto *LI = dyn_cast<LoadInst>(V)) {
       if (auto *Slot = dyn_cast<AllocaInst>(
@@ -396,7 +421,7 @@ static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
     return It->second;
   Memo[&F] = false; // recursion: the other returns decide
   bool Found = anyReturnSource(F, [&](const Value *V) {
-    if (isAllocationCall(V))
+    if (isAllocationCall(V) || isOutParamAllocationCall(V))
       return true;
     auto *CB = dyn_cast<CallBase>(V);
     const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
@@ -543,7 +568,7 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
 /// memory (an iterator over AD_CONST data) has no shadow.
 bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
   return containsFloatingPoint(AI.getAllocatedType()) ||
-         isFloatingPointBuffer(AI) ||
+         isFloatingPointBuffer(AI) || receivesAllocation(AI) ||
          (containsPointer(AI.getAllocatedType()) &&
           !allPointersStoredInto(AI, [&](const Value *P, bool) {
             return !Info.Shadowed.count(P);
