@@ -146,6 +146,7 @@ private:
   void linearizeAddress(llvm::Instruction &I);
   void linearizeAllocation(llvm::CallBase &CB);
   void linearizeOutParamAllocation(llvm::CallBase &CB);
+  void linearizeDynamicAlloca(llvm::AllocaInst &AI);
   void linearizeDeallocation(llvm::CallBase &CB);
   void linearizeLoad(llvm::LoadInst &LI);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
