@@ -142,21 +142,43 @@ bool holdsUnion(const Type *T) {
   return false;
 }
 
-static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
-  auto *CB = dyn_cast<CallBase>(V);
-  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
+// temporary buffer), and the operator deletes that go with them.
+static constexpr StringLiteral AllocationFns[] = {"malloc",
+                                                  "calloc",
+                                                  "_Znwm",
+                                                  "_Znam",
+                                                  "_ZnwmRKSt9nothrow_t",
+                                                  "_ZnamRKSt9nothrow_t",
+                                                  "aligned_alloc",
+                                                  "memalign"};
+static constexpr StringLiteral OutParamAllocationFns[] = {"posix_memalign"};
+static constexpr StringLiteral DeallocationFns[] = {"free",
+                                                    "_ZdlPv",
+                                                    "_ZdaPv",
+                                                    "_ZdlPvm",
+                                                    "_ZdaPvm",
+                                                    "_ZdlPvRKSt9nothrow_t",
+                                                    "_ZdaPvRKSt9nothrow_t"};
+
+static bool isNamed(const Function *F, ArrayRef<StringLiteral> Names) {
   return F && F->isDeclaration() && llvm::is_contained(Names, F->getName());
 }
 
-// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
-// temporary buffer), and the operator deletes that go with them.
-bool isAllocationCall(const Value *V) {
-  return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t",
-                   "_ZnamRKSt9nothrow_t", "aligned_alloc", "memalign"});
+static bool calls(const Value *V, ArrayRef<StringLiteral> Names) {
+  auto *CB = dyn_cast<CallBase>(V);
+  return CB && isNamed(CB->getCalledFunction(), Names);
 }
 
+bool isAllocationCall(const Value *V) { return calls(V, AllocationFns); }
+
 bool isOutParamAllocationCall(const Value *V) {
-  return calls(V, {"posix_memalign"});
+  return calls(V, OutParamAllocationFns);
+}
+
+bool isAllocatorFunction(const Function &F) {
+  return isNamed(&F, AllocationFns) || isNamed(&F, OutParamAllocationFns) ||
+         isNamed(&F, DeallocationFns);
 }
 
 /// Whether \p AI (or a field of it) is where posix_memalign stores the
@@ -177,13 +199,12 @@ static bool receivesAllocation(const AllocaInst &AI) {
   return false;
 }
 
-bool isDeallocationCall(const Value *V) {
-  return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
-                   "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t"});
-}
+bool isDeallocationCall(const Value *V) { return calls(V, DeallocationFns); }
 
 bool isReallocationCall(const Value *V) {
-  return calls(V, {"realloc", "reallocarray"});
+  static constexpr StringLiteral ReallocationFns[] = {"realloc",
+                                                      "reallocarray"};
+  return calls(V, ReallocationFns);
 }
 
 SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
@@ -582,6 +603,18 @@ bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
 /// that is stored where pointers with shadows are kept: storage from an
 /// allocating helper (std::valarray's __valarray_get_storage at -O0), or
 /// returned by f to a caller that needs its shadow.
+/// A call through a pointer of the type of an allocator whose address the
+/// module takes (malloc in a table of allocation functions): the
+/// dispatcher may call it, and then returns the shadow of the block.
+static bool mayCallAllocator(const CallBase &CB) {
+  if (!CB.isIndirectCall() || !isPointerLike(CB.getType()))
+    return false;
+  return llvm::any_of(*CB.getModule(), [&](const Function &F) {
+    return F.getFunctionType() == CB.getFunctionType() &&
+           isAllocatorFunction(F) && F.hasAddressTaken();
+  });
+}
+
 bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
   const Function *Callee = CB.getCalledFunction();
   bool GivenActiveMemory = llvm::any_of(
@@ -591,7 +624,7 @@ bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
   bool Returned =
       ReturnedCalls.count(&CB) && differentiatedFromBody(Callee, Rules);
   return Globals.mayTouchActive(CB) || GivenActiveMemory || KeptWithShadows ||
-         Returned;
+         Returned || mayCallAllocator(CB);
 }
 
 /// Where \p I puts active data through pointers without a shadow: the
