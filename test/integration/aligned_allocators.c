@@ -1,6 +1,6 @@
 // Heap temporaries from the aligned allocators, which are allocators like
 // malloc: posix_memalign (the block comes back through a void ** out-
-// parameter: into a local, into a field of a local struct, from a helper
+// parameter: into a local, into a field of a local struct, in a function
 // that returns it), aligned_alloc and memalign, each freed with free(). An
 // alignment that posix_memalign refuses (EINVAL) leaves the pointer as it
 // was, and the function falls back to malloc. Gradients and forward-mode
@@ -76,7 +76,7 @@ static double *make_buffer(int n) {
   return p;
 }
 
-double from_helper(const double *x, int n) {
+double returned_block(const double *x, int n) {
   double *t = make_buffer(n);
   double s = fill_and_reduce(t, x, n);
   free(t);
@@ -147,7 +147,7 @@ static void check(const char *name, kernel f,
 WRAP(via_posix_memalign)
 WRAP(with_fallback)
 WRAP(into_struct_field)
-WRAP(from_helper)
+WRAP(returned_block)
 WRAP(via_aligned_alloc)
 WRAP(via_memalign)
 
@@ -155,7 +155,7 @@ int main(void) {
   CHECK(via_posix_memalign);
   CHECK(with_fallback);
   CHECK(into_struct_field);
-  CHECK(from_helper);
+  CHECK(returned_block);
   CHECK(via_aligned_alloc);
   CHECK(via_memalign);
   return ad_finish();
