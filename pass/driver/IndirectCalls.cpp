@@ -4,6 +4,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/MarkerLowering.h"
 #include "linearize/JvpRules.h"
+#include "prepare/Activity.h"
 
 #include "llvm/IR/IRBuilder.h"
 
@@ -70,14 +71,15 @@ Function *getDispatcher(Module &M, FunctionType *FT, const CustomRules &Rules) {
 
   // Possible targets: functions whose address is taken (stored, passed,
   // in a vtable) with exactly this type, and whose derivatives can be built:
-  // bodies, custom rules, and libm functions (sin in a table of
-  // functions), which the dispatcher calls directly.
+  // bodies, custom rules, libm functions (sin in a table of functions) and
+  // allocation functions (malloc and free in an allocator table), which
+  // the dispatcher calls directly.
   SmallVector<Function *, 8> Targets;
   for (Function &F : M)
     if (F.getFunctionType() == FT && isAddressTakenByUser(F) &&
         !getDerivedInfo(F) && !F.hasFnAttribute(DispatcherAttr) &&
         (!F.isDeclaration() || Rules.customJvp(F) ||
-         findLibmJvpRule(F, nullptr)))
+         findLibmJvpRule(F, nullptr) || isAllocatorFunction(F)))
       Targets.push_back(&F);
   if (Targets.empty())
     return nullptr;

@@ -162,6 +162,10 @@ void AccessTypeWalk::findCopiedBytes(const Value *Len) {
   }
 }
 
+static bool isDynamicByteBuffer(const AllocaInst &AI) {
+  return !AI.isStaticAlloca() && AI.getAllocatedType()->isIntegerTy(8);
+}
+
 /// A local is typed by its declaration.
 bool AccessTypeWalk::typeLocal(const AllocaInst &AI) {
   // A union's type names one member: it says nothing of the others. A
@@ -183,7 +187,9 @@ bool AccessTypeWalk::typeLocal(const AllocaInst &AI) {
 
 bool AccessTypeWalk::run(const Value *Len) {
   findCopiedBytes(Len);
-  if (auto *AI = dyn_cast<AllocaInst>(Obj))
+  // alloca() of a run-time size is declared as bytes, which says no more
+  // than malloc's memory does: its accesses type it.
+  if (auto *AI = dyn_cast<AllocaInst>(Obj); AI && !isDynamicByteBuffer(*AI))
     return typeLocal(*AI);
   Work.push_back(Obj);
   Seen.insert(Obj);

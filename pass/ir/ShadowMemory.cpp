@@ -21,20 +21,44 @@ Value *allocationSize(IRBuilderBase &B, CallBase &CB) {
   if (Name == "calloc")
     return B.CreateMul(B.CreateZExtOrTrunc(CB.getArgOperand(0), SizeTy),
                        B.CreateZExtOrTrunc(CB.getArgOperand(1), SizeTy));
-  if (Name == "aligned_alloc")
+  if (Name == "aligned_alloc" || Name == "memalign")
     return B.CreateZExtOrTrunc(CB.getArgOperand(1), SizeTy);
+  if (Name == "posix_memalign")
+    return B.CreateZExtOrTrunc(CB.getArgOperand(2), SizeTy);
   if (Name == "malloc" || Name.starts_with("_Znwm") ||
       Name.starts_with("_Znam"))
     return B.CreateZExtOrTrunc(CB.getArgOperand(0), SizeTy);
   return nullptr;
 }
 
-Value *emitShadowAllocation(IRBuilderBase &B, Value *Size) {
+Value *allocationAlignment(IRBuilderBase &B, CallBase &CB) {
+  StringRef Name = CB.getCalledFunction()->getName();
+  if (Name == "aligned_alloc" || Name == "memalign")
+    return B.CreateZExtOrTrunc(CB.getArgOperand(0), intPtrTy(B));
+  if (Name == "posix_memalign")
+    return B.CreateZExtOrTrunc(CB.getArgOperand(1), intPtrTy(B));
+  return nullptr;
+}
+
+Value *emitShadowAllocation(IRBuilderBase &B, Value *Size, Value *Align) {
   Module &M = *B.GetInsertBlock()->getModule();
   Type *SizeTy = intPtrTy(B);
-  FunctionCallee Calloc = M.getOrInsertFunction(
-      "calloc", PointerType::getUnqual(M.getContext()), SizeTy, SizeTy);
-  return B.CreateCall(Calloc, {ConstantInt::get(SizeTy, 1), Size});
+  Type *Ptr = PointerType::getUnqual(M.getContext());
+  if (!Align) {
+    FunctionCallee Calloc =
+        M.getOrInsertFunction("calloc", Ptr, SizeTy, SizeTy);
+    return B.CreateCall(Calloc, {ConstantInt::get(SizeTy, 1), Size});
+  }
+  // Code may rely on the alignment the primal block was promised (aligned
+  // vector accesses), and the shadow's accesses copy the primal's. C11's
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  Value *Mask = B.CreateSub(Align, ConstantInt::get(SizeTy, 1));
+  Value *Rounded = B.CreateAnd(B.CreateAdd(Size, Mask), B.CreateNot(Mask));
+  FunctionCallee AlignedAlloc =
+      M.getOrInsertFunction("aligned_alloc", Ptr, SizeTy, SizeTy);
+  Value *Shadow = B.CreateCall(AlignedAlloc, {Align, Rounded});
+  B.CreateMemSet(Shadow, B.getInt8(0), Rounded, MaybeAlign());
+  return Shadow;
 }
 
 static CallInst *callOnShadow(IRBuilderBase &B, StringRef Name, Value *Shadow) {

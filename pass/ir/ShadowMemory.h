@@ -24,8 +24,13 @@ inline constexpr const char *ShadowAllocaMD = "ad.shadow.alloca";
 /// Bytes allocated by the allocation call \p CB (malloc, calloc, new[]...),
 /// or null if its size cannot be expressed.
 llvm::Value *allocationSize(llvm::IRBuilderBase &B, llvm::CallBase &CB);
-/// Zeroed heap memory of \p Size bytes for a shadow.
-llvm::Value *emitShadowAllocation(llvm::IRBuilderBase &B, llvm::Value *Size);
+/// The alignment the allocation call \p CB asks for (aligned_alloc,
+/// memalign, posix_memalign), or null for the allocator's default.
+llvm::Value *allocationAlignment(llvm::IRBuilderBase &B, llvm::CallBase &CB);
+/// Zeroed heap memory of \p Size bytes for a shadow, aligned to \p Align
+/// bytes if given (a power of two); freed with free().
+llvm::Value *emitShadowAllocation(llvm::IRBuilderBase &B, llvm::Value *Size,
+                                  llvm::Value *Align = nullptr);
 /// The linear marker that a heap shadow becomes live here; its transpose
 /// releases the shadow (emitShadowRelease).
 llvm::CallInst *emitShadowLive(llvm::IRBuilderBase &B, llvm::Value *Shadow);

@@ -489,6 +489,8 @@ void Linearizer::linearizeInstruction(Instruction &I) {
 void Linearizer::linearizeCall(CallBase &CB) {
   if (isDeallocationCall(&CB))
     return linearizeDeallocation(CB);
+  if (isOutParamAllocationCall(&CB))
+    return linearizeOutParamAllocation(CB);
   // A pointer result that must have a shadow (Activity.cpp) needs the
   // callee's JVP even when no derivative flows in.
   bool ShadowedResult = isPointerLike(CB.getType()) && isShadowed(&CB);
@@ -499,7 +501,7 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return fail(CB, "cannot differentiate inline assembly");
   Function *Callee = CB.getCalledFunction();
   if (!Callee)
-    return linearizeIndirectCall(CB, TouchesGlobals);
+    return linearizeIndirectCall(CB, TouchesGlobals || ShadowedResult);
   if (D.rules().isInactive(*Callee)) {
     // AD_INACTIVE: a constant result. A pointer result, though given
     // memory with derivatives, gets no shadow: which memory it points to
@@ -641,7 +643,8 @@ void Linearizer::replaceCall(CallBase &CB, Value *With) {
 
 /// A call through a function pointer becomes a call of the dispatcher for
 /// its type (IndirectCalls.h), which is differentiated like a user function.
-void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
+void Linearizer::linearizeIndirectCall(CallBase &CB,
+                                       bool EvenWithoutActiveArgs) {
   if (!isa<CallInst>(CB) || CB.getFunctionType()->isVarArg())
     return fail(CB, "cannot differentiate this call through a function "
                     "pointer (variadic, or an invoke)");
@@ -663,7 +666,7 @@ void Linearizer::linearizeIndirectCall(CallBase &CB, bool TouchesGlobals) {
   replaceCall(CB, Direct);
   // The target is only compared with functions: it carries no derivative.
   linearizeUserCall(*Direct, *Dispatcher, /*FirstArgConst=*/true,
-                    TouchesGlobals);
+                    EvenWithoutActiveArgs);
 }
 
 /// Every function of a type whose address is taken is a possible target of

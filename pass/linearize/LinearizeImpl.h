@@ -116,7 +116,7 @@ private:
   /// or shadow out of what it returns.
   void replaceByJvpCall(llvm::CallBase &CB, llvm::Function &CalleeJvp,
                         llvm::ArrayRef<llvm::Value *> Args);
-  void linearizeIndirectCall(llvm::CallBase &CB, bool TouchesGlobals);
+  void linearizeIndirectCall(llvm::CallBase &CB, bool EvenWithoutActiveArgs);
   /// In a dispatcher: the derivative of the possible target \p Callee, or
   /// null when it cannot be built (then \p Why says why).
   llvm::Function *tryTargetJvp(llvm::CallBase &CB, llvm::Function &Callee,
@@ -145,6 +145,8 @@ private:
   bool completeShadowPhis();
   void linearizeAddress(llvm::Instruction &I);
   void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeOutParamAllocation(llvm::CallBase &CB);
+  void linearizeDynamicAlloca(llvm::AllocaInst &AI);
   void linearizeDeallocation(llvm::CallBase &CB);
   void linearizeLoad(llvm::LoadInst &LI);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);

@@ -142,26 +142,69 @@ bool holdsUnion(const Type *T) {
   return false;
 }
 
-static bool calls(const Value *V, std::initializer_list<StringRef> Names) {
-  auto *CB = dyn_cast<CallBase>(V);
-  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
+// temporary buffer), and the operator deletes that go with them.
+static constexpr StringLiteral AllocationFns[] = {"malloc",
+                                                  "calloc",
+                                                  "_Znwm",
+                                                  "_Znam",
+                                                  "_ZnwmRKSt9nothrow_t",
+                                                  "_ZnamRKSt9nothrow_t",
+                                                  "aligned_alloc",
+                                                  "memalign"};
+static constexpr StringLiteral OutParamAllocationFns[] = {"posix_memalign"};
+static constexpr StringLiteral DeallocationFns[] = {"free",
+                                                    "_ZdlPv",
+                                                    "_ZdaPv",
+                                                    "_ZdlPvm",
+                                                    "_ZdaPvm",
+                                                    "_ZdlPvRKSt9nothrow_t",
+                                                    "_ZdaPvRKSt9nothrow_t"};
+
+static bool isNamed(const Function *F, ArrayRef<StringLiteral> Names) {
   return F && F->isDeclaration() && llvm::is_contained(Names, F->getName());
 }
 
-// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
-// temporary buffer), and the operator deletes that go with them.
-bool isAllocationCall(const Value *V) {
-  return calls(V, {"malloc", "calloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t",
-                   "_ZnamRKSt9nothrow_t", "aligned_alloc"});
+static bool calls(const Value *V, ArrayRef<StringLiteral> Names) {
+  auto *CB = dyn_cast<CallBase>(V);
+  return CB && isNamed(CB->getCalledFunction(), Names);
 }
 
-bool isDeallocationCall(const Value *V) {
-  return calls(V, {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
-                   "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t"});
+bool isAllocationCall(const Value *V) { return calls(V, AllocationFns); }
+
+bool isOutParamAllocationCall(const Value *V) {
+  return calls(V, OutParamAllocationFns);
 }
+
+bool isAllocatorFunction(const Function &F) {
+  return isNamed(&F, AllocationFns) || isNamed(&F, OutParamAllocationFns) ||
+         isNamed(&F, DeallocationFns);
+}
+
+/// Whether \p AI (or a field of it) is where posix_memalign stores the
+/// block it allocates: a pointer with a shadow, so the local needs one.
+static bool receivesAllocation(const AllocaInst &AI) {
+  SmallVector<const Value *, 8> Work{&AI};
+  SmallPtrSet<const Value *, 8> Seen{&AI};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second)
+        Work.push_back(U);
+      else if (isOutParamAllocationCall(U) &&
+               cast<CallBase>(U)->getArgOperand(0) == V)
+        return true;
+    }
+  }
+  return false;
+}
+
+bool isDeallocationCall(const Value *V) { return calls(V, DeallocationFns); }
 
 bool isReallocationCall(const Value *V) {
-  return calls(V, {"realloc", "reallocarray"});
+  static constexpr StringLiteral ReallocationFns[] = {"realloc",
+                                                      "reallocarray"};
+  return calls(V, ReallocationFns);
 }
 
 SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
@@ -371,6 +414,9 @@ static bool anyReturnSource(const Function &F,
             Work.push_back(getUnderlyingObject(MT->getRawSource()));
           else if (isa<GetElementPtrInst>(U))
             Parts.push_back(U);
+          else if (isOutParamAllocationCall(U) &&
+                   cast<CallBase>(U)->getArgOperand(0) == Parts[K])
+            Work.push_back(U); // posix_memalign(&p, ...)
         }
     } else if (auto *LI = dyn_cast<LoadInst>(V)) {
       if (auto *Slot = dyn_cast<AllocaInst>(
@@ -396,7 +442,7 @@ static bool returnsAllocatedMemory(const Function &F, unsigned Depth,
     return It->second;
   Memo[&F] = false; // recursion: the other returns decide
   bool Found = anyReturnSource(F, [&](const Value *V) {
-    if (isAllocationCall(V))
+    if (isAllocationCall(V) || isOutParamAllocationCall(V))
       return true;
     auto *CB = dyn_cast<CallBase>(V);
     const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
@@ -543,7 +589,7 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
 /// memory (an iterator over AD_CONST data) has no shadow.
 bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
   return containsFloatingPoint(AI.getAllocatedType()) ||
-         isFloatingPointBuffer(AI) ||
+         isFloatingPointBuffer(AI) || receivesAllocation(AI) ||
          (containsPointer(AI.getAllocatedType()) &&
           !allPointersStoredInto(AI, [&](const Value *P, bool) {
             return !Info.Shadowed.count(P);
@@ -557,6 +603,18 @@ bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
 /// that is stored where pointers with shadows are kept: storage from an
 /// allocating helper (std::valarray's __valarray_get_storage at -O0), or
 /// returned by f to a caller that needs its shadow.
+/// A call through a pointer of the type of an allocator whose address the
+/// module takes (malloc in a table of allocation functions): the
+/// dispatcher may call it, and then returns the shadow of the block.
+static bool mayCallAllocator(const CallBase &CB) {
+  if (!CB.isIndirectCall() || !isPointerLike(CB.getType()))
+    return false;
+  return llvm::any_of(*CB.getModule(), [&](const Function &F) {
+    return F.getFunctionType() == CB.getFunctionType() &&
+           isAllocatorFunction(F) && F.hasAddressTaken();
+  });
+}
+
 bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
   const Function *Callee = CB.getCalledFunction();
   bool GivenActiveMemory = llvm::any_of(
@@ -566,7 +624,7 @@ bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
   bool Returned =
       ReturnedCalls.count(&CB) && differentiatedFromBody(Callee, Rules);
   return Globals.mayTouchActive(CB) || GivenActiveMemory || KeptWithShadows ||
-         Returned;
+         Returned || mayCallAllocator(CB);
 }
 
 /// Where \p I puts active data through pointers without a shadow: the

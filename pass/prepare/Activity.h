@@ -111,6 +111,11 @@ bool holdsUnion(const llvm::Type *T);
 /// Heap allocation and release functions whose memory gets a shadow.
 bool isAllocationCall(const llvm::Value *V);
 bool isDeallocationCall(const llvm::Value *V);
+/// posix_memalign, which returns its block through a pointer argument.
+bool isOutParamAllocationCall(const llvm::Value *V);
+/// Any of the above, which a call through a pointer may reach (an
+/// allocator table holding malloc and free).
+bool isAllocatorFunction(const llvm::Function &F);
 /// realloc and reallocarray, whose memory ADPass cannot shadow yet.
 bool isReallocationCall(const llvm::Value *V);
 
