@@ -12,7 +12,7 @@
 // RUN: %adcc -O3 -march=native %s -o %t.O3 %adlibs && %t.O3
 
 #include "ad.h"
-#include "adcheck.h"
+#include "adkernel.h"
 #include <malloc.h>
 #include <math.h>
 #include <stdint.h>
@@ -98,42 +98,8 @@ double via_memalign(const double *x, int n) {
   return s;
 }
 
-typedef double (*kernel)(const double *, int);
-
-static void check(const char *name, kernel f,
-                  double (*grad)(double *, double *, int),
-                  double (*deriv)(double *, double *, int)) {
-  static const double x0[N] = {0.7, -1.3, 1.1, 0.45, -0.6, 1.15, -0.85};
-  AD_CHECK_GRADIENT(name, N, x0, grad(x, dx, N), f(w, N));
-  // Forward mode along v: the directional finite difference.
-  double x[N], v[N];
-  for (int i = 0; i < N; i++) {
-    x[i] = x0[i];
-    v[i] = 0.25 * (i + 1) * (i % 2 ? -1 : 1);
-  }
-  double got = deriv(x, v, N);
-  double h = 0;
-  double fd = AD_FD(h, ({
-                      double xh[N];
-                      for (int i = 0; i < N; i++)
-                        xh[i] = x0[i] + h * v[i];
-                      f(xh, N);
-                    }));
-  ad_check(ad_fmt("%s forward", name), got, fd, 1e-6, 1e-8);
-  // The shadows are freed: 200 more gradients and derivatives would leak
-  // at least 200 * 2 * 64 bytes, where malloc's own bookkeeping around
-  // aligned blocks moves the count by a few kilobytes at most.
-  double dx[N];
-  grad(x, dx, N), deriv(x, v, N);
-  size_t before = mallinfo2().uordblks;
-  for (int k = 0; k < 200; k++)
-    grad(x, dx, N), deriv(x, v, N);
-  size_t after = mallinfo2().uordblks;
-  ad_check(ad_fmt("%s heap growth over 200 calls", name),
-           after > before ? (double)(after - before) : 0.0, 0, 0, 8192);
-}
-
-#define CHECK(f) check(#f, f, grad_##f, deriv_##f)
+static const double X0[N] = {0.7, -1.3, 1.1, 0.45, -0.6, 1.15, -0.85};
+#define CHECK(f) ad_check_kernel(#f, N, X0, f, grad_##f, deriv_##f)
 #define WRAP(f)                                                                \
   static double grad_##f(double *x, double *dx, int n) {                       \
     memset(dx, 0, N * sizeof *dx);                                             \

@@ -13,7 +13,7 @@
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
 
 #include "ad.h"
-#include "adcheck.h"
+#include "adkernel.h"
 #include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -63,31 +63,7 @@ static double deriv(double *x, double *v, int n) {
 
 static void check(const char *name) {
   static const double x0[N] = {0.7, -1.3, 1.1, 0.45, -0.6, 1.15, -0.85};
-  AD_CHECK_GRADIENT(name, N, x0, grad(x, dx, N), table_temporaries(w, N));
-  double x[N], v[N];
-  for (int i = 0; i < N; i++) {
-    x[i] = x0[i];
-    v[i] = 0.25 * (i + 1) * (i % 2 ? -1 : 1);
-  }
-  double got = deriv(x, v, N);
-  double h = 0;
-  double fd = AD_FD(h, ({
-                      double xh[N];
-                      for (int i = 0; i < N; i++)
-                        xh[i] = x0[i] + h * v[i];
-                      table_temporaries(xh, N);
-                    }));
-  ad_check(ad_fmt("%s forward", name), got, fd, 1e-6, 1e-8);
-  // The shadows are freed: 200 more gradients and derivatives would leak
-  // at least 200 * 4 * 56 bytes.
-  double dx[N];
-  grad(x, dx, N), deriv(x, v, N);
-  size_t before = mallinfo2().uordblks;
-  for (int k = 0; k < 200; k++)
-    grad(x, dx, N), deriv(x, v, N);
-  size_t after = mallinfo2().uordblks;
-  ad_check(ad_fmt("%s heap growth over 200 calls", name),
-           after > before ? (double)(after - before) : 0.0, 0, 0, 8192);
+  ad_check_kernel(name, N, x0, table_temporaries, grad, deriv);
 }
 
 int main(void) {

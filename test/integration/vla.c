@@ -13,7 +13,7 @@
 // RUN: %adcc -O3 -march=native %s -o %t.O3 %adlibs && %t.O3
 
 #include "ad.h"
-#include "adcheck.h"
+#include "adkernel.h"
 #include <malloc.h>
 #include <math.h>
 #include <stdint.h>
@@ -153,39 +153,6 @@ double callee_in_loop(const double *x, int n) {
   return s;
 }
 
-typedef double (*kernel)(const double *, int);
-
-static void check(const char *name, kernel f,
-                  double (*grad)(double *, double *, int),
-                  double (*deriv)(double *, double *, int), const double *x0) {
-  AD_CHECK_GRADIENT(name, N, x0, grad(x, dx, N), f(w, N));
-  // Forward mode along v: the directional finite difference.
-  double x[N], v[N];
-  for (int i = 0; i < N; i++) {
-    x[i] = x0[i];
-    v[i] = 0.25 * (i + 1) * (i % 2 ? -1 : 1);
-  }
-  double got = deriv(x, v, N);
-  double h = 0;
-  double fd = AD_FD(h, ({
-                      double xh[N];
-                      for (int i = 0; i < N; i++)
-                        xh[i] = x0[i] + h * v[i];
-                      f(xh, N);
-                    }));
-  ad_check(ad_fmt("%s forward", name), got, fd, 1e-6, 1e-8);
-  // The shadows are freed: 200 more gradients and derivatives would leak
-  // at least 200 * 2 * 56 bytes.
-  double dx[N];
-  grad(x, dx, N), deriv(x, v, N);
-  size_t before = mallinfo2().uordblks;
-  for (int k = 0; k < 200; k++)
-    grad(x, dx, N), deriv(x, v, N);
-  size_t after = mallinfo2().uordblks;
-  ad_check(ad_fmt("%s heap growth over 200 calls", name),
-           after > before ? (double)(after - before) : 0.0, 0, 0, 8192);
-}
-
 #define WRAP(f)                                                                \
   static double grad_##f(double *x, double *dx, int n) {                       \
     memset(dx, 0, N * sizeof *dx);                                             \
@@ -195,7 +162,7 @@ static void check(const char *name, kernel f,
   static double deriv_##f(double *x, double *v, int n) {                       \
     return __ad_derivative(f, x, v, n);                                        \
   }
-#define CHECK(f, x0) check(#f, f, grad_##f, deriv_##f, x0)
+#define CHECK(f, x0) ad_check_kernel(#f, N, x0, f, grad_##f, deriv_##f)
 
 WRAP(vla_basic)
 WRAP(alloca_basic)
