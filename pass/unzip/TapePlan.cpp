@@ -181,105 +181,134 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
   Requests.insert({&BB, V});
 }
 
+/// How deep a chain of cheap instructions f.rev rebuilds a value through.
+static constexpr unsigned MaxRebuildDepth = 16;
+
+/// Places the residuals loop blocks request: in their record, or
+/// recomputed by f.lin and f.rev from what is free or recorded anyway.
+class RecordResidualPlacer {
+public:
+  explicit RecordResidualPlacer(Unzipper &U) : U(U) {
+    for (auto [BB, V] : U.Requests)
+      Needed[U.recordKey(BB)].insert(V);
+  }
+  void place(BasicBlock &BB, Value *V);
+
+private:
+  bool isFree(BasicBlock &BB, Value *Op) const;
+  bool rebuildable(BasicBlock &BB, Value *V, bool FromRecord, unsigned Depth);
+  bool rematerializable(BasicBlock &BB, Instruction &I);
+  void tape(BasicBlock &BB, Value *V);
+
+  Unzipper &U;
+  /// The residuals each record is asked for.
+  DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
+  DenseMap<std::tuple<BasicBlock *, Value *, unsigned>, bool> RebuildableMemo;
+};
+
+/// Free in \p BB: a constant, a primal argument, a value computed outside
+/// every loop (taped statically), or one that follows from the counters.
+bool RecordResidualPlacer::isFree(BasicBlock &BB, Value *Op) const {
+  if (isa<Constant>(Op))
+    return true;
+  if (auto *A = dyn_cast<Argument>(Op))
+    return !U.isTangentArg(*A);
+  auto *I = dyn_cast<Instruction>(Op);
+  if (!I || U.isLinear(I))
+    return false;
+  if (!U.LI->getLoopFor(I->getParent()))
+    return true;
+  if (!U.SE->isSCEVable(Op->getType()))
+    return false;
+  const SCEV *S = U.SE->getSCEV(Op);
+  return isa<SCEVAddRecExpr>(S) && U.isRecomputable(S, BB);
+}
+
+/// Whether \p V can be rebuilt in f.rev from free values, through cheap
+/// arithmetic and loads read again (x[i] - m), and, \p FromRecord, from
+/// values the record holds anyway (a Runge-Kutta stage from the step's
+/// state): then nothing more of it goes on the tape. Memoised: the values
+/// of one iteration form a DAG that a plain recursion would walk once per
+/// path.
+bool RecordResidualPlacer::rebuildable(BasicBlock &BB, Value *V,
+                                       bool FromRecord, unsigned Depth) {
+  if (isFree(BB, V) || (FromRecord && Needed[U.recordKey(&BB)].count(V)))
+    return true;
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || Depth >= MaxRebuildDepth || U.isLinear(I) ||
+      !U.isRecomputedNotTaped(*I))
+    return false;
+  auto Key = std::make_tuple(&BB, V, unsigned(FromRecord));
+  if (auto It = RebuildableMemo.find(Key); It != RebuildableMemo.end())
+    return It->second;
+  bool R = llvm::all_of(I->operands(), [&](Use &Op) {
+    return rebuildable(BB, Op.get(), FromRecord, Depth + 1);
+  });
+  return RebuildableMemo[Key] = R;
+}
+
+/// YOLO's store-or-recompute choice: cheap arithmetic on values the record
+/// holds anyway or that can be rebuilt; a math call (exp, sin) only when
+/// its arguments can be rebuilt from free values, so that it costs a call
+/// but no tape.
+bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
+  if (isScalarMathCall(I, &U.D.tli(U.Jvp)) && !U.isLinear(&I))
+    return llvm::all_of(I.operands(), [&](Use &Op) {
+      return isa<Function>(Op.get()) ||
+             rebuildable(BB, Op.get(), /*FromRecord=*/false, 0);
+    });
+  return U.isRecomputedNotTaped(I) && llvm::all_of(I.operands(), [&](Use &Op) {
+           return rebuildable(BB, Op.get(), /*FromRecord=*/true, 0);
+         });
+}
+
+void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
+  TapeLayout &Layout = U.Layout;
+  if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
+    return;
+  auto *I = cast<Instruction>(V);
+  if (!rematerializable(BB, *I))
+    return tape(BB, V);
+  LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                    << operandName(&BB)
+                    << ": recomputed, cheap on values the record holds\n");
+  Layout.Rematerialized.insert({&BB, V});
+  for (Value *Op : I->operands()) {
+    if (isa<Function>(Op))
+      continue; // the callee of a recomputed math call
+    if (isFree(BB, Op))
+      U.noteResidual(BB, Op); // static, counter-computed or constant
+    else
+      place(BB, Op);
+  }
+}
+
+/// \p V goes into the record \p BB writes (once per record).
+void RecordResidualPlacer::tape(BasicBlock &BB, Value *V) {
+  TapeLayout &Layout = U.Layout;
+  BasicBlock *Key = U.recordKey(&BB);
+  LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                    << operandName(&BB) << ": taped, record of "
+                    << operandName(Key) << "\n");
+  BlockRecord &R = Layout.Records[Key];
+  auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
+  if (New)
+    It->second = R.add(V->getType());
+  R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
+  Layout.Reads[{&BB, V}] = {Key, It->second};
+}
+
 /// YOLO §6.1, checkpointing as an unzip choice: a requested residual that
 /// is cheap arithmetic on values the same record holds anyway (or on free
 /// values: constants, static and counter-computed ones) is recomputed by
 /// f.lin and f.rev instead of taped. The record never grows by this.
-/// How deep a chain of cheap instructions f.rev rebuilds a value through.
-static constexpr unsigned MaxRebuildDepth = 16;
-
 void Unzipper::finalizeRecordResiduals() {
-  DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
-  for (auto [BB, V] : Requests)
-    Needed[recordKey(BB)].insert(V);
-  auto IsFree = [&](BasicBlock &BB, Value *Op) {
-    if (isa<Constant>(Op))
-      return true;
-    if (auto *A = dyn_cast<Argument>(Op))
-      return !isTangentArg(*A);
-    auto *I = dyn_cast<Instruction>(Op);
-    if (!I || isLinear(I))
-      return false;
-    if (!LI->getLoopFor(I->getParent()))
-      return true;
-    if (!SE->isSCEVable(Op->getType()))
-      return false;
-    const SCEV *S = SE->getSCEV(Op);
-    return isa<SCEVAddRecExpr>(S) && isRecomputable(S, BB);
-  };
-  // Whether \p V can be rebuilt in f.rev from free values, through cheap
-  // arithmetic and loads read again (x[i] - m), and, \p FromRecord, from
-  // values the record holds anyway (a Runge-Kutta stage from the step's
-  // state): then nothing more of it goes on the tape. Memoised: the values
-  // of one iteration form a DAG that a plain recursion would walk once per
-  // path.
-  DenseMap<std::tuple<BasicBlock *, Value *, unsigned>, bool> RebuildableMemo;
-  std::function<bool(BasicBlock &, Value *, bool, unsigned)> Rebuildable =
-      [&](BasicBlock &BB, Value *V, bool FromRecord, unsigned Depth) {
-        if (IsFree(BB, V) || (FromRecord && Needed[recordKey(&BB)].count(V)))
-          return true;
-        auto *I = dyn_cast<Instruction>(V);
-        if (!I || Depth >= MaxRebuildDepth || isLinear(I) ||
-            !isRecomputedNotTaped(*I))
-          return false;
-        auto Key = std::make_tuple(&BB, V, unsigned(FromRecord));
-        if (auto It = RebuildableMemo.find(Key); It != RebuildableMemo.end())
-          return It->second;
-        bool R = llvm::all_of(I->operands(), [&](Use &U) {
-          return Rebuildable(BB, U.get(), FromRecord, Depth + 1);
-        });
-        return RebuildableMemo[Key] = R;
-      };
-  // YOLO's store-or-recompute choice: cheap arithmetic on values the record
-  // holds anyway or that can be rebuilt; a math call (exp, sin) only when
-  // its arguments can be rebuilt from free values, so that it costs a call
-  // but no tape.
-  auto Rematerializable = [&](BasicBlock &BB, Instruction &I) {
-    if (isScalarMathCall(I, &D.tli(Jvp)) && !isLinear(&I))
-      return llvm::all_of(I.operands(), [&](Use &U) {
-        return isa<Function>(U.get()) ||
-               Rebuildable(BB, U.get(), /*FromRecord=*/false, 0);
-      });
-    return isRecomputedNotTaped(I) && llvm::all_of(I.operands(), [&](Use &U) {
-             return Rebuildable(BB, U.get(), /*FromRecord=*/true, 0);
-           });
-  };
-  std::function<void(BasicBlock &, Value *)> Place = [&](BasicBlock &BB,
-                                                         Value *V) {
-    if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
-      return;
-    auto *I = cast<Instruction>(V);
-    if (Rematerializable(BB, *I)) {
-      LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
-                        << operandName(&BB)
-                        << ": recomputed, cheap on values the record holds\n");
-      Layout.Rematerialized.insert({&BB, V});
-      for (Value *Op : I->operands()) {
-        if (isa<Function>(Op))
-          continue; // the callee of a recomputed math call
-        if (IsFree(BB, Op))
-          noteResidual(BB, Op); // static, counter-computed or constant
-        else
-          Place(BB, Op);
-      }
-      return;
-    }
-    BasicBlock *Key = recordKey(&BB);
-    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
-                      << operandName(&BB) << ": taped, record of "
-                      << operandName(Key) << "\n");
-    BlockRecord &R = Layout.Records[Key];
-    auto [It, New] = Layout.RecordFieldOf.insert({{Key, V}, 0});
-    if (New)
-      It->second = R.add(V->getType());
-    R.Stores.push_back({RecordStore::Residual, V, nullptr, &BB, It->second});
-    Layout.Reads[{&BB, V}] = {Key, It->second};
-  };
+  RecordResidualPlacer Placer(*this);
   // By index: placing one request can add others (a value outside loops
   // is rematerialized from an operand computed in another loop, which the
   // record must then hold), and those are placed in turn.
   for (size_t K = 0; K < Requests.size(); ++K)
-    Place(*Requests[K].first, Requests[K].second);
+    Placer.place(*Requests[K].first, Requests[K].second);
 }
 
 /// Whether f.lin and f.rev can compute \p S in \p UseBB: an affine

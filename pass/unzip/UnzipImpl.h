@@ -126,6 +126,7 @@ private:
   /// f.jvp's analyses.
   friend class FwdBuilder;
   friend class LinBuilder;
+  friend class RecordResidualPlacer;
 
   bool planTape();
   bool rejectIrreducibleLoops();
