@@ -50,7 +50,8 @@ void grad_running_sums(double *x, double *dx, double *y, double *dy, int n) {
 // YAML:      --- !Passed
 // YAML-NEXT: Pass: adpass
 // YAML-NEXT: Name: TapePerCall
-// YAML-NEXT: DebugLoc: { File: '{{.*}}remarks.c', Line: 35, Column: 3 }
+// YAML-NEXT: DebugLoc: { File: '{{.*}}remarks.c', Line: 35,
+// YAML:      Column: 3 }
 // YAML-NEXT: Function: grad_sum_squares
 // YAML:      BytesPerCall:
 // YAML:      Name: TapePerIteration
@@ -59,6 +60,7 @@ void grad_running_sums(double *x, double *dx, double *y, double *dy, int n) {
 // YAML:      --- !Missed
 // YAML-NEXT: Pass: adpass
 // YAML-NEXT: Name: LoadKept
-// YAML-NEXT: DebugLoc: { File: '{{.*}}remarks.c', Line: 39, Column: 3 }
+// YAML-NEXT: DebugLoc: { File: '{{.*}}remarks.c', Line: 39,
+// YAML:      Column: 3 }
 // YAML-NEXT: Function: grad_running_sums
 // YAML:      Reason: the store at line 29 may overwrite parameter 1

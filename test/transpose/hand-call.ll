@@ -39,7 +39,7 @@ attributes #1 = { "ad-activity"="a" "ad-kind"="lin" "ad-primal"="g" }
 ; CHECK-NEXT:  seed:
 ; CHECK-NEXT:    br label %entry
 ; CHECK:       entry:
-; CHECK-NEXT:    [[E_SLOT:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[E_SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[E:%.*]] = load double, ptr [[E_SLOT]], align 8
 ; CHECK-NEXT:    [[TMP0:%.*]] = fmul double [[CT]], [[E]]
 ; CHECK-NEXT:    [[TMP1:%.*]] = call double @g.rev(ptr [[TAPE]], double [[TMP0]])

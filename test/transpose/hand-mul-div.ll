@@ -29,7 +29,7 @@ attributes #0 = { "ad-activity"="aa" "ad-kind"="lin" "ad-primal"="f" }
 ; CHECK-NEXT:  seed:
 ; CHECK-NEXT:    br label %entry
 ; CHECK:       entry:
-; CHECK-NEXT:    [[M_SLOT:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[M_SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[M:%.*]] = load double, ptr [[M_SLOT]], align 8
 ; CHECK-NEXT:    [[TMP0:%.*]] = fdiv double [[CT]], [[M]]
 ; CHECK-NEXT:    [[TMP1:%.*]] = fcmp oeq double [[CT]], 0.000000e+00

@@ -41,12 +41,12 @@ attributes #0 = { "ad-activity"="aa" "ad-kind"="lin" "ad-primal"="f" }
 ; CHECK-NEXT:  seed:
 ; CHECK-NEXT:    br label %join
 ; CHECK:       join:
-; CHECK-NEXT:    [[PRED_SLOT:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[PRED_SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    [[PRED_IDX:%.*]] = load i8, ptr [[PRED_SLOT]], align 1
 ; CHECK-NEXT:    [[COND:%.*]] = icmp eq i8 [[PRED_IDX]], 0
 ; CHECK-NEXT:    br i1 [[COND]], label %join.from.entry, label %join.from.then
 ; CHECK:       then:
-; CHECK-NEXT:    [[K_SLOT:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[K_SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[K:%.*]] = load double, ptr [[K_SLOT]], align 8
 ; CHECK-NEXT:    [[TMP0:%.*]] = fmul double [[CT]], [[K]]
 ; CHECK-NEXT:    br label %entry

@@ -35,12 +35,12 @@ attributes #0 = { "ad-activity"="d" "ad-kind"="lin" "ad-primal"="f" }
 ; CHECK-NEXT:    br label %entry
 ; CHECK:       entry:
 ; CHECK-NEXT:    [[DV:%.*]] = load ptr, ptr [[TAPE]], align 8
-; CHECK-NEXT:    [[P2_SHADOW:%.*]] = getelementptr inbounds double, ptr [[DV]], i64 2
+; CHECK-NEXT:    [[P2_SHADOW:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[DV]], i64 2
 ; CHECK-NEXT:    [[TMP0:%.*]] = load double, ptr [[P2_SHADOW]], align 8
-; CHECK-NEXT:    [[K_SLOT:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[K_SLOT:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[K:%.*]] = load double, ptr [[K_SLOT]], align 8
 ; CHECK-NEXT:    [[TMP1:%.*]] = fmul double [[TMP0]], [[K]]
-; CHECK-NEXT:    [[P1_SHADOW:%.*]] = getelementptr inbounds double, ptr [[DV]], i64 1
+; CHECK-NEXT:    [[P1_SHADOW:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[DV]], i64 1
 ; CHECK-NEXT:    store double [[TMP0]], ptr [[DV]], align 8
 ; CHECK-NEXT:    [[TMP2:%.*]] = load double, ptr [[P1_SHADOW]], align 8
 ; CHECK-NEXT:    [[TMP3:%.*]] = fadd double [[TMP2]], [[TMP1]]

@@ -38,12 +38,12 @@ attributes #0 = { "ad-activity"="aa" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-LABEL: define internal double @f.fwd(
 ; CHECK-SAME: double [[X:%.*]], double [[Y:%.*]], ptr noalias [[TAPE:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    store double [[X]], ptr [[TMP0]], align 8
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    store double [[Y]], ptr [[TMP1]], align 8
 ; CHECK-NEXT:    [[C:%.*]] = fcmp ogt double [[X]], [[Y]]
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    store i1 [[C]], ptr [[TMP2]], align 1
 ; CHECK-NEXT:    br i1 [[C]], label %then, label %else
 ; CHECK:       then:
@@ -55,21 +55,21 @@ attributes #0 = { "ad-activity"="aa" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK:       join:
 ; CHECK-NEXT:    [[R:%.*]] = phi double [ [[A]], %then ], [ [[B]], %else ]
 ; CHECK-NEXT:    [[PRED_IDX:%.*]] = phi i8 [ 1, %else ], [ 0, %then ]
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 3
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 3
 ; CHECK-NEXT:    store i8 [[PRED_IDX]], ptr [[TMP3]], align 1
 ; CHECK-NEXT:    ret double [[R]]
 ;
 ; CHECK-LABEL: define internal double @f.lin(
 ; CHECK-SAME: ptr [[TAPE:%.*]], double [[DX:%.*]], double [[DY:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    [[C:%.*]] = load i1, ptr [[TMP0]], align 1, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    br i1 [[C]], label %then, label %else
 ; CHECK:       then:
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[Y:%.*]] = load double, ptr [[TMP1]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[A_D1:%.*]] = fmul double [[Y]], [[DX]], !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    [[X:%.*]] = load double, ptr [[TMP2]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[A_D2:%.*]] = fmul double [[X]], [[DY]], !ad.linear !{{[0-9]+}}
 ; CHECK-NEXT:    [[A_D:%.*]] = fadd double [[A_D1]], [[A_D2]], !ad.linear !{{[0-9]+}}
@@ -79,6 +79,6 @@ attributes #0 = { "ad-activity"="aa" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-NEXT:    br label %join
 ; CHECK:       join:
 ; CHECK-NEXT:    [[R_D:%.*]] = phi double [ [[A_D]], %then ], [ [[B_D]], %else ], !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 3
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 3
 ; CHECK-NEXT:    [[PRED_IDX:%.*]] = load i8, ptr [[TMP3]], align 1, !ad.pred !{{[0-9]+}}
 ; CHECK-NEXT:    ret double [[R_D]]

@@ -44,12 +44,12 @@ attributes #1 = { "ad-activity"="a" "ad-kind"="jvp" "ad-primal"="g" }
 ; CHECK-LABEL: define internal double @f.fwd(
 ; CHECK-SAME: double [[X:%.*]], double [[Y:%.*]], ptr noalias [[TAPE:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    [[TMP1:%.*]] = call double @g.fwd(double [[X]], ptr [[TMP0]])
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    store double [[TMP1]], ptr [[TMP2]], align 8
 ; CHECK-NEXT:    [[E:%.*]] = call double @llvm.exp.f64(double [[Y]])
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    store double [[E]], ptr [[TMP3]], align 8
 ; CHECK-NEXT:    [[R:%.*]] = fmul double [[TMP1]], [[E]]
 ; CHECK-NEXT:    ret double [[R]]
@@ -57,13 +57,13 @@ attributes #1 = { "ad-activity"="a" "ad-kind"="jvp" "ad-primal"="g" }
 ; CHECK-LABEL: define internal double @f.lin(
 ; CHECK-SAME: ptr [[TAPE:%.*]], double [[DX:%.*]], double [[DY:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    [[TMP1:%.*]] = call double @g.lin(ptr [[TMP0]], double [[DX]]), !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[E:%.*]] = load double, ptr [[TMP2]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[E_D:%.*]] = fmul double [[E]], [[DY]], !ad.linear !{{[0-9]+}}
 ; CHECK-NEXT:    [[R_D1:%.*]] = fmul double [[E]], [[TMP1]], !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    [[GX:%.*]] = load double, ptr [[TMP3]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[R_D2:%.*]] = fmul double [[GX]], [[E_D]], !ad.linear !{{[0-9]+}}
 ; CHECK-NEXT:    [[R_D:%.*]] = fadd double [[R_D1]], [[R_D2]], !ad.linear !{{[0-9]+}}
@@ -72,7 +72,7 @@ attributes #1 = { "ad-activity"="a" "ad-kind"="jvp" "ad-primal"="g" }
 ; CHECK-LABEL: define internal double @g.fwd(
 ; CHECK-SAME: double [[V:%.*]], ptr noalias [[TAPE:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %g.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %g.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    store double [[V]], ptr [[TMP0]], align 8
 ; CHECK-NEXT:    [[M:%.*]] = fmul double [[V]], [[V]]
 ; CHECK-NEXT:    ret double [[M]]
@@ -80,7 +80,7 @@ attributes #1 = { "ad-activity"="a" "ad-kind"="jvp" "ad-primal"="g" }
 ; CHECK-LABEL: define internal double @g.lin(
 ; CHECK-SAME: ptr [[TAPE:%.*]], double [[DV:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %g.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %g.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    [[V:%.*]] = load double, ptr [[TMP0]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[TWICE_V:%.*]] = fmul double 2.000000e+00, [[V]]
 ; CHECK-NEXT:    [[M_D:%.*]] = fmul double [[TWICE_V]], [[DV]], !ad.linear !{{[0-9]+}}

@@ -41,22 +41,22 @@ attributes #0 = { "ad-activity"="dc" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-LABEL: define internal double @f.fwd(
 ; CHECK-SAME: ptr [[X:%.*]], i64 [[N:%.*]], ptr [[DX:%.*]], ptr noalias [[TAPE:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 4
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 4
 ; CHECK-NEXT:    store ptr [[DX]], ptr [[TMP0]], align 8
 ; CHECK-NEXT:    [[BACKEDGES:%.*]] = add i64 [[N]], -1
 ; CHECK-NEXT:    [[ITERATIONS:%.*]] = add i64 [[BACKEDGES]], 1
 ; CHECK-NEXT:    [[ARRAY_BYTES:%.*]] = mul i64 [[ITERATIONS]], 8
 ; CHECK-NEXT:    [[ARRAY:%.*]] = call ptr @__ad_tape_push(i64 [[ARRAY_BYTES]])
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    store ptr [[ARRAY]], ptr [[TMP1]], align 8
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    store i64 [[ITERATIONS]], ptr [[TMP2]], align 4
 ; CHECK-NEXT:    br label %loop
 ; CHECK:       loop:
 ; CHECK-NEXT:    [[I:%.*]] = phi i64 [ 0, %entry ], [ [[I_NEXT:%.*]], %loop ]
 ; CHECK-NEXT:    [[S:%.*]] = phi double [ 0.000000e+00, %entry ], [ [[S_NEXT:%.*]], %loop ]
 ; CHECK-NEXT:    [[ITERATION:%.*]] = phi i64 [ 0, %entry ], [ [[ITERATION_NEXT:%.*]], %loop ]
-; CHECK-NEXT:    [[P:%.*]] = getelementptr inbounds double, ptr [[X]], i64 [[I]]
+; CHECK-NEXT:    [[P:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[X]], i64 [[I]]
 ; CHECK-NEXT:    [[V:%.*]] = load double, ptr [[P]], align 8
 ; CHECK-NEXT:    [[SQ:%.*]] = fmul double [[V]], [[V]]
 ; CHECK-NEXT:    [[TWICE_V:%.*]] = fmul double 2.000000e+00, [[V]]
@@ -65,22 +65,22 @@ attributes #0 = { "ad-activity"="dc" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-NEXT:    [[DONE:%.*]] = icmp eq i64 [[I_NEXT]], [[N]]
 ; CHECK-NEXT:    [[ITERATION_NEXT]] = add i64 [[ITERATION]], 1
 ; CHECK-NEXT:    [[RECORD:%.*]] = getelementptr { double }, ptr [[ARRAY]], i64 [[ITERATION]]
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds { double }, ptr [[RECORD]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} { double }, ptr [[RECORD]], i32 0, i32 0
 ; CHECK-NEXT:    store double [[TWICE_V]], ptr [[TMP3]], align 8
 ; CHECK-NEXT:    br i1 [[DONE]], label %exit, label %loop
 ; CHECK:       exit:
-; CHECK-NEXT:    [[TMP4:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP4:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    store ptr [[ARRAY]], ptr [[TMP4]], align 8
-; CHECK-NEXT:    [[TMP5:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 3
+; CHECK-NEXT:    [[TMP5:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 3
 ; CHECK-NEXT:    store i64 [[ITERATIONS]], ptr [[TMP5]], align 4
 ; CHECK-NEXT:    ret double [[S_NEXT]]
 ;
 ; CHECK-LABEL: define internal double @f.lin(
 ; CHECK-SAME: ptr [[TAPE:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    [[ARRAY:%.*]] = load ptr, ptr [[TMP0]], align 8, !ad.loop.base !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[ITERATIONS:%.*]] = load i64, ptr [[TMP1]], align 4, !ad.loop.count !{{[0-9]+}}
 ; CHECK-NEXT:    br label %loop
 ; CHECK:       loop:
@@ -89,11 +89,11 @@ attributes #0 = { "ad-activity"="dc" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-NEXT:    [[RECORD:%.*]] = getelementptr { double }, ptr [[ARRAY]], i64 [[ITERATION]]
 ; CHECK-NEXT:    [[TMP2:%.*]] = mul i64 [[ITERATION]], 8
 ; CHECK-NEXT:    [[TMP3:%.*]] = add i64 0, [[TMP2]]
-; CHECK-NEXT:    [[TMP4:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 4
+; CHECK-NEXT:    [[TMP4:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 4
 ; CHECK-NEXT:    [[DX:%.*]] = load ptr, ptr [[TMP4]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[TMP5:%.*]] = getelementptr i8, ptr [[DX]], i64 [[TMP3]]
 ; CHECK-NEXT:    [[V_D:%.*]] = load double, ptr [[TMP5]], align 8, !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP6:%.*]] = getelementptr inbounds { double }, ptr [[RECORD]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP6:%.*]] = getelementptr inbounds{{( nuw)?}} { double }, ptr [[RECORD]], i32 0, i32 0
 ; CHECK-NEXT:    [[TWICE_V:%.*]] = load double, ptr [[TMP6]], align 8
 ; CHECK-NEXT:    [[SQ_D:%.*]] = fmul double [[TWICE_V]], [[V_D]], !ad.linear !{{[0-9]+}}
 ; CHECK-NEXT:    [[S_NEXT_D]] = fadd double [[S_D]], [[SQ_D]], !ad.linear !{{[0-9]+}}
@@ -101,8 +101,8 @@ attributes #0 = { "ad-activity"="dc" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-NEXT:    [[DONE:%.*]] = icmp eq i64 [[ITERATION_NEXT]], [[ITERATIONS]]
 ; CHECK-NEXT:    br i1 [[DONE]], label %exit, label %loop
 ; CHECK:       exit:
-; CHECK-NEXT:    [[TMP7:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP7:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    [[ARRAY1:%.*]] = load ptr, ptr [[TMP7]], align 8, !ad.loop.base !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP8:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 3
+; CHECK-NEXT:    [[TMP8:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 3
 ; CHECK-NEXT:    [[ITERATIONS2:%.*]] = load i64, ptr [[TMP8]], align 4, !ad.loop.count !{{[0-9]+}}
 ; CHECK-NEXT:    ret double [[S_NEXT_D]]

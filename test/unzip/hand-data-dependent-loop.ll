@@ -41,11 +41,11 @@ attributes #0 = { "ad-activity"="a" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-NEXT:    [[TWICE:%.*]] = fmul double 2.000000e+00, [[X_NEXT]]
 ; CHECK-NEXT:    [[MORE:%.*]] = fcmp ogt double [[X_NEXT]], 2.000000e+00
 ; CHECK-NEXT:    [[RECORD:%.*]] = call ptr @__ad_tape_push(i64 24)
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 0
 ; CHECK-NEXT:    store i8 [[PRED_IDX]], ptr [[TMP0]], align 1
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 1
 ; CHECK-NEXT:    store double [[TWICE]], ptr [[TMP1]], align 8
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 2
 ; CHECK-NEXT:    store i1 [[MORE]], ptr [[TMP2]], align 1
 ; CHECK-NEXT:    br i1 [[MORE]], label %loop, label %exit
 ; CHECK:       exit:
@@ -58,12 +58,12 @@ attributes #0 = { "ad-activity"="a" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK:       loop:
 ; CHECK-NEXT:    [[X_D:%.*]] = phi double [ [[DA]], %entry ], [ [[X_NEXT_D:%.*]], %loop ], !ad.linear !{{[0-9]+}}
 ; CHECK-NEXT:    [[RECORD:%.*]] = call ptr @__ad_tape_read(i64 24)
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 0
 ; CHECK-NEXT:    [[PRED_IDX:%.*]] = load i8, ptr [[TMP0]], align 1, !ad.pred !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 1
 ; CHECK-NEXT:    [[TWICE:%.*]] = load double, ptr [[TMP1]], align 8
 ; CHECK-NEXT:    [[X_NEXT_D]] = fdiv double [[X_D]], [[TWICE]], !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} { i8, double, i1 }, ptr [[RECORD]], i32 0, i32 2
 ; CHECK-NEXT:    [[MORE:%.*]] = load i1, ptr [[TMP2]], align 1
 ; CHECK-NEXT:    br i1 [[MORE]], label %loop, label %exit
 ; CHECK:       exit:

@@ -44,19 +44,19 @@ attributes #0 = { "ad-activity"="da" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-LABEL: define internal double @f.fwd(
 ; CHECK-SAME: ptr [[V:%.*]], double [[X:%.*]], ptr [[DV:%.*]], ptr noalias [[TAPE:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    store ptr [[DV]], ptr [[TMP0]], align 8
-; CHECK-NEXT:    [[P1:%.*]] = getelementptr inbounds double, ptr [[V]], i64 1
-; CHECK-NEXT:    [[P2:%.*]] = getelementptr inbounds double, ptr [[V]], i64 2
+; CHECK-NEXT:    [[P1:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[V]], i64 1
+; CHECK-NEXT:    [[P2:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[V]], i64 2
 ; CHECK-NEXT:    [[A:%.*]] = load double, ptr [[P1]], align 8
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    store double [[A]], ptr [[TMP1]], align 8
 ; CHECK-NEXT:    [[B:%.*]] = load double, ptr [[P2]], align 8
 ; CHECK-NEXT:    [[S:%.*]] = call double @llvm.sin.f64(double [[X]])
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 3
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 3
 ; CHECK-NEXT:    store double [[S]], ptr [[TMP2]], align 8
 ; CHECK-NEXT:    [[COS:%.*]] = call double @llvm.cos.f64(double [[X]])
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    store double [[COS]], ptr [[TMP3]], align 8
 ; CHECK-NEXT:    [[M:%.*]] = fmul double [[S]], [[A]]
 ; CHECK-NEXT:    [[R:%.*]] = fadd double [[M]], [[B]]
@@ -65,19 +65,19 @@ attributes #0 = { "ad-activity"="da" "ad-kind"="jvp" "ad-primal"="f" }
 ; CHECK-LABEL: define internal double @f.lin(
 ; CHECK-SAME: ptr [[TAPE:%.*]], double [[DX:%.*]]) #{{[0-9]+}} {
 ; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 0
+; CHECK-NEXT:    [[TMP0:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 0
 ; CHECK-NEXT:    [[DV:%.*]] = load ptr, ptr [[TMP0]], align 8, !ad.static !{{[0-9]+}}
-; CHECK-NEXT:    [[P1_SHADOW:%.*]] = getelementptr inbounds double, ptr [[DV]], i64 1
+; CHECK-NEXT:    [[P1_SHADOW:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[DV]], i64 1
 ; CHECK-NEXT:    [[A_D:%.*]] = load double, ptr [[P1_SHADOW]], align 8, !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[P2_SHADOW:%.*]] = getelementptr inbounds double, ptr [[DV]], i64 2
+; CHECK-NEXT:    [[P2_SHADOW:%.*]] = getelementptr inbounds{{( nuw)?}} double, ptr [[DV]], i64 2
 ; CHECK-NEXT:    [[B_D:%.*]] = load double, ptr [[P2_SHADOW]], align 8, !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 1
+; CHECK-NEXT:    [[TMP1:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 1
 ; CHECK-NEXT:    [[COS:%.*]] = load double, ptr [[TMP1]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[S_D:%.*]] = fmul double [[COS]], [[DX]], !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 2
+; CHECK-NEXT:    [[TMP2:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 2
 ; CHECK-NEXT:    [[A:%.*]] = load double, ptr [[TMP2]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[M_D1:%.*]] = fmul double [[A]], [[S_D]], !ad.linear !{{[0-9]+}}
-; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds %f.tape, ptr [[TAPE]], i32 0, i32 3
+; CHECK-NEXT:    [[TMP3:%.*]] = getelementptr inbounds{{( nuw)?}} %f.tape, ptr [[TAPE]], i32 0, i32 3
 ; CHECK-NEXT:    [[S:%.*]] = load double, ptr [[TMP3]], align 8, !ad.static !{{[0-9]+}}
 ; CHECK-NEXT:    [[M_D2:%.*]] = fmul double [[S]], [[A_D]], !ad.linear !{{[0-9]+}}
 ; CHECK-NEXT:    [[M_D:%.*]] = fadd double [[M_D1]], [[M_D2]], !ad.linear !{{[0-9]+}}
