@@ -87,6 +87,13 @@ static TapeChunk *allocateChunk(const ThreadState &S, size_t Size,
   return C;
 }
 
+/// The first chunk of the list \p C is in (null for an empty list).
+static TapeChunk *bottomChunk(TapeChunk *C) {
+  while (C && C->Prev)
+    C = C->Prev;
+  return C;
+}
+
 /// Frees the cached chunks above the current one.
 static void freeChunksAbove(TapeChunk *C) {
   TapeChunk *Above = C->Next;
@@ -283,8 +290,7 @@ extern "C" void __ad_tape_seek(void *Mark) {
                 (char *)Mark <= C->Data + C->Size))
     C = C->Prev;
   if (!C) {
-    for (C = S.Current; C && C->Prev; C = C->Prev)
-      ;
+    C = bottomChunk(S.Current);
     Mark = C ? C->Data : nullptr;
   }
   S.ReadChunk = C;
@@ -348,13 +354,8 @@ extern "C" void __ad_tape_set_cache_limit(size_t Bytes) {
 }
 
 extern "C" size_t __ad_tape_cached_bytes(void) {
-  const TapeChunk *C = __adrt_state.Current;
-  if (!C)
-    return 0;
-  while (C->Prev)
-    C = C->Prev;
   size_t Bytes = 0;
-  for (; C; C = C->Next)
+  for (const TapeChunk *C = bottomChunk(__adrt_state.Current); C; C = C->Next)
     Bytes += C->Size;
   return Bytes;
 }
@@ -366,9 +367,7 @@ extern "C" void __ad_tape_trim(void) {
   if (!S.Current || tapeBytes(S) != 0)
     return;
   size_t Limit = cacheLimit();
-  TapeChunk *Bottom = S.Current;
-  while (Bottom->Prev)
-    Bottom = Bottom->Prev;
+  TapeChunk *Bottom = bottomChunk(S.Current);
   if (Bottom->Size > Limit) {
     freeAllChunks(S);
     return;
