@@ -300,18 +300,27 @@ static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
 /// Tapes larger than this are allocated on the heap by the request.
 static constexpr uint64_t MaxStackTapeBytes = 64 * 1024;
 
+/// Whether \p Roots, or a function they reach, has an instruction that
+/// \p Accept accepts.
+static bool reachesInstruction(Module &M, ArrayRef<Function *> Roots,
+                               const CustomRules &Rules,
+                               function_ref<bool(const Instruction &)> Accept) {
+  for (const Function *G : reachableFunctions(M, Roots, Rules))
+    for (const Instruction &I : instructions(*G))
+      if (Accept(I))
+        return true;
+  return false;
+}
+
 /// Whether derived functions \p Roots, or what they call, keep records on
 /// the runtime tape. Most modules have no loop derivative at all, and then
 /// no tape function is declared: nothing to walk.
 static bool usesRuntimeTape(Module &M, ArrayRef<Function *> Roots,
                             const CustomRules &Rules) {
-  if (!declaresTapeFunction(M, TapeOp::Push))
-    return false;
-  for (const Function *G : reachableFunctions(M, Roots, Rules))
-    for (const Instruction &I : instructions(*G))
-      if (isTapeCall(&I, TapeOp::Push))
-        return true;
-  return false;
+  return declaresTapeFunction(M, TapeOp::Push) &&
+         reachesInstruction(M, Roots, Rules, [](const Instruction &I) {
+           return isTapeCall(&I, TapeOp::Push);
+         });
 }
 
 /// The types of a gradient's parts: those of \p R's active parameters.
@@ -626,12 +635,9 @@ findActiveGlobalsOfLevel(Module &M,
 /// code of an inner request whose function has loops.
 static bool reachesRuntimeTape(Module &M, Function &F,
                                const CustomRules &Rules) {
-  SmallVector<Function *, 1> Roots{&F};
-  for (const Function *G : reachableFunctions(M, Roots, Rules))
-    for (const Instruction &I : instructions(*G))
-      if (callsTapeRuntime(&I))
-        return true;
-  return false;
+  return reachesInstruction(M, {&F}, Rules, [](const Instruction &I) {
+    return callsTapeRuntime(&I);
+  });
 }
 
 /// Whether every use of \p F is a request naming it or a direct call from
