@@ -100,22 +100,13 @@ double via_memalign(const double *x, int n) {
 
 static const double X0[N] = {0.7, -1.3, 1.1, 0.45, -0.6, 1.15, -0.85};
 #define CHECK(f) ad_check_kernel(#f, N, X0, f, grad_##f, deriv_##f)
-#define WRAP(f)                                                                \
-  static double grad_##f(double *x, double *dx, int n) {                       \
-    memset(dx, 0, N * sizeof *dx);                                             \
-    __ad_gradient(f, x, dx, n);                                                \
-    return 0;                                                                  \
-  }                                                                            \
-  static double deriv_##f(double *x, double *v, int n) {                       \
-    return __ad_derivative(f, x, v, n);                                        \
-  }
 
-WRAP(via_posix_memalign)
-WRAP(with_fallback)
-WRAP(into_struct_field)
-WRAP(returned_block)
-WRAP(via_aligned_alloc)
-WRAP(via_memalign)
+AD_KERNEL_REQUESTS(via_posix_memalign)
+AD_KERNEL_REQUESTS(with_fallback)
+AD_KERNEL_REQUESTS(into_struct_field)
+AD_KERNEL_REQUESTS(returned_block)
+AD_KERNEL_REQUESTS(via_aligned_alloc)
+AD_KERNEL_REQUESTS(via_memalign)
 
 int main(void) {
   CHECK(via_posix_memalign);

@@ -51,19 +51,12 @@ double table_temporaries(const double *x, int n) {
   return s;
 }
 
-static double grad(double *x, double *dx, int n) {
-  memset(dx, 0, N * sizeof *dx);
-  __ad_gradient(table_temporaries, x, dx, n);
-  return 0;
-}
-
-static double deriv(double *x, double *v, int n) {
-  return __ad_derivative(table_temporaries, x, v, n);
-}
+AD_KERNEL_REQUESTS(table_temporaries)
 
 static void check(const char *name) {
   static const double x0[N] = {0.7, -1.3, 1.1, 0.45, -0.6, 1.15, -0.85};
-  ad_check_kernel(name, N, x0, table_temporaries, grad, deriv);
+  ad_check_kernel(name, N, x0, table_temporaries, grad_table_temporaries,
+                  deriv_table_temporaries);
 }
 
 int main(void) {

@@ -153,27 +153,18 @@ double callee_in_loop(const double *x, int n) {
   return s;
 }
 
-#define WRAP(f)                                                                \
-  static double grad_##f(double *x, double *dx, int n) {                       \
-    memset(dx, 0, N * sizeof *dx);                                             \
-    __ad_gradient(f, x, dx, n);                                                \
-    return 0;                                                                  \
-  }                                                                            \
-  static double deriv_##f(double *x, double *v, int n) {                       \
-    return __ad_derivative(f, x, v, n);                                        \
-  }
 #define CHECK(f, x0) ad_check_kernel(#f, N, x0, f, grad_##f, deriv_##f)
 
-WRAP(vla_basic)
-WRAP(alloca_basic)
-WRAP(vla_in_loop)
-WRAP(vla_nested)
-WRAP(vla_2d)
-WRAP(vla_aligned)
-WRAP(alloca_in_branch)
-WRAP(vla_early_return)
-WRAP(alloca_memcpy)
-WRAP(callee_in_loop)
+AD_KERNEL_REQUESTS(vla_basic)
+AD_KERNEL_REQUESTS(alloca_basic)
+AD_KERNEL_REQUESTS(vla_in_loop)
+AD_KERNEL_REQUESTS(vla_nested)
+AD_KERNEL_REQUESTS(vla_2d)
+AD_KERNEL_REQUESTS(vla_aligned)
+AD_KERNEL_REQUESTS(alloca_in_branch)
+AD_KERNEL_REQUESTS(vla_early_return)
+AD_KERNEL_REQUESTS(alloca_memcpy)
+AD_KERNEL_REQUESTS(callee_in_loop)
 
 int main(void) {
   static const double x0[N] = {0.7, -1.3, 1.1, 0.45, -0.6, 1.15, -0.85};

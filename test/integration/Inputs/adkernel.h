@@ -10,13 +10,17 @@
  *    difference;
  *  - that 200 more calls of each leave the heap as it was (within 8 KiB,
  *    malloc's own bookkeeping): the derivatives' shadows are freed.
+ * AD_KERNEL_REQUESTS(f) defines grad_f and deriv_f, those two requests,
+ * for a kernel f(const double *x, int n).
  * Uses adcheck.h's counters; C only (variable-length arrays).
  *===----------------------------------------------------------------------===*/
 #ifndef ADKERNEL_H
 #define ADKERNEL_H
 
+#include "ad.h"
 #include "adcheck.h"
 #include <malloc.h>
+#include <string.h>
 
 typedef double (*ad_kernel_fn)(const double *, int);
 typedef double (*ad_kernel_request)(double *, double *, int);
@@ -48,5 +52,15 @@ static AD_UNUSED void ad_check_kernel(const char *name, int n, const double *x0,
   ad_check(ad_fmt("%s heap growth over 200 calls", name),
            after > before ? (double)(after - before) : 0.0, 0, 0, 8192);
 }
+
+#define AD_KERNEL_REQUESTS(f)                                                  \
+  static double grad_##f(double *x, double *dx, int n) {                       \
+    memset(dx, 0, n * sizeof *dx);                                             \
+    __ad_gradient(f, x, dx, n);                                                \
+    return 0;                                                                  \
+  }                                                                            \
+  static double deriv_##f(double *x, double *v, int n) {                       \
+    return __ad_derivative(f, x, v, n);                                        \
+  }
 
 #endif /* ADKERNEL_H */
