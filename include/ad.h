@@ -95,6 +95,18 @@ void __ad_derivative_void(void *fn, ...) AD_MARKER;
  * transposing f_jvp. Write the macro at file scope, after both functions are
  * declared, in every file whose derivatives call f.
  *
+ *   AD_CHECKPOINT(step)
+ *
+ * makes reverse mode keep only the arguments of each call of step inside
+ * differentiated code, and run step again (keeping its intermediate values
+ * for that one call) right before the reverse pass goes through it: the
+ * tape holds one call's values at a time instead of every call's. The
+ * derivative is the same. step may read memory through its pointer
+ * parameters only if nothing writes that memory later in the forward pass,
+ * and may write only its own local and heap memory (results come back by
+ * value); otherwise the call is a compile error. Write the macro at file
+ * scope in every file whose derivatives call step.
+ *
  *   AD_INACTIVE(log_message)
  *
  * declares an external function to carry no derivative: its result is
@@ -111,6 +123,10 @@ void __ad_derivative_void(void *fn, ...) AD_MARKER;
   __attribute__((used)) static const void                                      \
       *const AD_PASTE_(__ad_custom_jvp_, __COUNTER__)[2] = {                   \
           (const void *)(f), (const void *)(f_jvp)};
+#define AD_CHECKPOINT(f)                                                       \
+  __attribute__((used)) static const void *const AD_PASTE_(__ad_checkpoint_,   \
+                                                           __COUNTER__) =      \
+      (const void *)(f);
 #define AD_INACTIVE(f)                                                         \
   __attribute__((used)) static const void *const AD_PASTE_(__ad_inactive_,     \
                                                            __COUNTER__) =      \

@@ -68,6 +68,11 @@ void *__ad_tape_pop(size_t bytes);
 void *__ad_tape_mark(void);
 void __ad_tape_seek(void *mark);
 void *__ad_tape_read(size_t bytes);
+/* The read cursor, to __ad_tape_seek back to after reading elsewhere, and
+ * dropping every record pushed since a mark. A checkpointed call inside
+ * f.lin uses both: it pushes its own records, reads them, and removes them. */
+void *__ad_tape_read_position(void);
+void __ad_tape_pop_to(void *mark);
 
 /* Pops never free storage: chunks emptied by pops stay cached for the next
  * pushes, so taking the same derivative again does not call malloc at all.

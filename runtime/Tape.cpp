@@ -266,6 +266,32 @@ extern "C" void *__ad_tape_pop(size_t Bytes) {
   return popSlow(Bytes);
 }
 
+/// Drops every record pushed since __ad_tape_mark returned \p Mark. A
+/// checkpointed call in f.lin runs g.fwd and g.lin, which reads forwards;
+/// nothing pops what g.fwd pushed, so this does.
+extern "C" void __ad_tape_pop_to(void *Mark) {
+  ThreadState &S = __adrt_state;
+  char *M = (char *)Mark;
+  while (S.Current && !(M >= S.Base && M <= S.Top)) {
+    TapeChunk *Below = S.Current->Prev;
+    if (!Below)
+      break;
+    foldPeak(S);
+    S.Current = Below;
+    S.Base = Below->Data;
+    S.Limit = Below->Data + Below->Size;
+    S.Top = S.HighWater = Below->SavedTop;
+    S.BytesBelow -= size_t(S.Top - S.Base);
+  }
+  if (S.Current && M >= S.Base && M <= S.Top)
+    S.Top = M;
+  else if (!M && S.Current)
+    S.Top = S.Base; // the tape was empty at the mark
+  else if (M)
+    __adrt_fatal("tape mark not found: popping back to a position that is "
+                 "not on this thread's tape");
+}
+
 //===--- Reading forwards
 //--------------------------------------------------===//
 //
@@ -295,6 +321,10 @@ extern "C" void __ad_tape_seek(void *Mark) {
   }
   S.ReadChunk = C;
   S.ReadPos = (char *)Mark;
+}
+
+extern "C" void *__ad_tape_read_position(void) {
+  return __adrt_state.ReadPos;
 }
 
 extern "C" void *__ad_tape_read(size_t Bytes) {

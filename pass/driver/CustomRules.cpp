@@ -24,6 +24,7 @@ namespace ad {
 static constexpr StringLiteral CustomJvpTag = "__ad_custom_jvp_";
 static constexpr StringLiteral InactiveTag = "__ad_inactive_";
 static constexpr StringLiteral ShadowTag = "__ad_declared_shadow_";
+static constexpr StringLiteral CheckpointTag = "__ad_checkpoint_";
 
 static Function *functionIn(Constant *C) {
   return C ? dyn_cast<Function>(C->stripPointerCasts()) : nullptr;
@@ -32,7 +33,8 @@ static Function *functionIn(Constant *C) {
 void keepRuledFunctionsOutOfLine(Module &M) {
   CustomRules Rules(M);
   for (Function &F : M)
-    if (!F.isDeclaration() && (Rules.customJvp(F) || Rules.isInactive(F))) {
+    if (!F.isDeclaration() && (Rules.customJvp(F) || Rules.isInactive(F) ||
+                               Rules.isCheckpointed(F))) {
       F.removeFnAttr(Attribute::AlwaysInline);
       F.addFnAttr(Attribute::NoInline);
     }
@@ -53,6 +55,9 @@ CustomRules::CustomRules(Module &M) {
         Inactive.insert(F);
     } else if (GV.getName().contains(ShadowTag)) {
       addDeclaredShadow(Init);
+    } else if (GV.getName().contains(CheckpointTag)) {
+      if (Function *F = functionIn(Init))
+        Checkpointed.insert(F);
     }
   }
 }
@@ -75,7 +80,8 @@ void CustomRules::eraseRegistrations(Module &M) {
   auto IsRegistration = [](const GlobalValue &GV) {
     return GV.getName().contains(CustomJvpTag) ||
            GV.getName().contains(InactiveTag) ||
-           GV.getName().contains(ShadowTag);
+           GV.getName().contains(ShadowTag) ||
+           GV.getName().contains(CheckpointTag);
   };
   removeFromUsedLists(M, [&](Constant *C) {
     auto *GV = dyn_cast<GlobalValue>(C->stripPointerCasts());

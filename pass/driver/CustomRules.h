@@ -36,6 +36,10 @@ public:
     return Jvps.lookup(&F);
   }
   bool isInactive(const llvm::Function &F) const { return Inactive.count(&F); }
+  /// Registered with AD_CHECKPOINT: reverse mode recomputes its calls.
+  bool isCheckpointed(const llvm::Function &F) const {
+    return Checkpointed.count(&F);
+  }
   /// The globals given a shadow with AD_SHADOW(g, dg), and their shadows.
   const llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> &
   declaredShadows() const {
@@ -45,13 +49,14 @@ public:
 private:
   llvm::DenseMap<const llvm::Function *, llvm::Function *> Jvps;
   llvm::SmallPtrSet<const llvm::Function *, 4> Inactive;
+  llvm::SmallPtrSet<const llvm::Function *, 4> Checkpointed;
   llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *> Shadows;
 
   void addDeclaredShadow(llvm::Constant *Registration);
 };
 
-/// At the start of the pipeline: functions with a custom JVP or declared
-/// inactive keep their calls (NoInline). Inlined into the function being
+/// At the start of the pipeline: functions with a custom JVP, declared
+/// inactive or checkpointed keep their calls (NoInline). Inlined into the function being
 /// differentiated, their bodies would be differentiated instead of their
 /// rules (a straight-through estimator's floor gave 0).
 void keepRuledFunctionsOutOfLine(llvm::Module &M);

@@ -1,5 +1,6 @@
 //===- Differentiator.cpp - derived functions on demand, once each --------===//
 #include "driver/Differentiator.h"
+#include "unzip/Checkpoint.h"
 #include "driver/DerivedFunctions.h"
 #include "ir/LinearityVerifier.h"
 #include "linearize/Linearize.h"
@@ -135,6 +136,8 @@ Function *Differentiator::getJvp(Function &F, const Activity &A,
   // A recursive call finds the JVP being built: its signature is final.
   if (Function *Existing = findDerived(M, F, DerivedKind::Jvp, A))
     return Existing;
+  if (A.checkpoint())
+    return buildCheckpointJvp(F, A, *this, CallSite);
   if (Function *UserJvp = Rules.customJvp(F)) {
     return buildCustomJvp(F, A, *UserJvp, *this, CallSite);
   }

@@ -60,6 +60,9 @@ Activity Activity::defaultFor(const Function &F) {
 static constexpr char ShadowReturnMark = 'r';
 /// Precedes the level in str() when it is not 0; no ArgRole uses it.
 static constexpr char LevelMark = 'L';
+/// Follows the return role in str() for a checkpointed call; no ArgRole
+/// uses it.
+static constexpr char CheckpointMark = 'k';
 
 unsigned Activity::numActive() const {
   return llvm::count(Roles, ArgRole::Active);
@@ -79,6 +82,8 @@ std::string Activity::str() const {
     S.push_back(static_cast<char>(R));
   if (ShadowReturn)
     S.push_back(ShadowReturnMark);
+  if (Checkpoint)
+    S.push_back(CheckpointMark);
   if (Level)
     S += LevelMark + std::to_string(Level);
   return S;
@@ -89,11 +94,13 @@ Activity Activity::parse(StringRef S) {
   unsigned Level = 0;
   if (!LevelDigits.empty())
     LevelDigits.getAsInteger(10, Level);
+  bool Checkpoint = Head.consume_back(StringRef(&CheckpointMark, 1));
   bool ShadowReturn = Head.consume_back(StringRef(&ShadowReturnMark, 1));
   SmallVector<ArgRole, 8> Roles;
   for (char C : Head)
     Roles.push_back(static_cast<ArgRole>(C));
-  return Activity(std::move(Roles), ShadowReturn, Level);
+  return Activity(std::move(Roles), ShadowReturn, Level)
+      .withCheckpoint(Checkpoint);
 }
 
 bool containsFloatingPoint(const Type *T) {

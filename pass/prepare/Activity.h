@@ -73,18 +73,28 @@ public:
     A.Level = L;
     return A;
   }
-  /// "ac" for (active, constant), "acr" with the return role, "acL1" at
-  /// level 1: used in derived function names.
+  /// A call of a function registered with AD_CHECKPOINT: reverse mode keeps
+  /// the call's arguments and runs g.fwd again right before g.rev
+  /// (unzip/Checkpoint.h). Forward mode is the same as without it.
+  bool checkpoint() const { return Checkpoint; }
+  Activity withCheckpoint(bool C) const {
+    Activity A(*this);
+    A.Checkpoint = C;
+    return A;
+  }
+  /// "ac" for (active, constant), "acr" with the return role, "ack"
+  /// checkpointed, "acL1" at level 1: used in derived function names.
   std::string str() const;
   static Activity parse(llvm::StringRef S);
   bool operator==(const Activity &O) const {
     return Roles == O.Roles && ShadowReturn == O.ShadowReturn &&
-           Level == O.Level;
+           Checkpoint == O.Checkpoint && Level == O.Level;
   }
 
 private:
   llvm::SmallVector<ArgRole, 8> Roles;
   bool ShadowReturn = false;
+  bool Checkpoint = false;
   unsigned Level = 0;
 };
 

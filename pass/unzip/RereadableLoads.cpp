@@ -26,6 +26,8 @@ STATISTIC(NumReread, "Number of loaded residuals read again, not taped");
 
 namespace ad {
 
+static std::string describeWrite(const Instruction &W);
+
 /// Writers of one object beyond this many: the load is taped rather than
 /// asked about each (reachability queries cost a CFG walk each).
 static constexpr unsigned MaxWritersPerObject = 32;
@@ -128,6 +130,30 @@ bool RereadableLoads::canReread(const Instruction &I) {
   LLVM_DEBUG(dbgs() << "ad-unzip: read again in f.rev: " << *L << "\n");
   ++NumReread;
   return Answers[L] = true;
+}
+
+std::optional<RereadableLoads::Refusal> RereadableLoads::whyChangedAfter(
+    const Value *Ptr, const Instruction &At,
+    function_ref<bool(const Instruction &)> Ignore) {
+  if (!Enabled)
+    return Refusal{"", "the function that calls it is also called from "
+                       "differentiated code or through a pointer, so the "
+                       "memory may have changed when the reverse pass runs"};
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(Ptr, Objs, &LI);
+  for (const Value *Obj : Objs) {
+    if (!isStableObject(Obj))
+      return Refusal{describeObject(Obj),
+                     "it is not a pointer parameter or a global of the "
+                     "function that calls it, which may not outlive the "
+                     "forward pass unchanged"};
+    for (const Instruction *W : writersOf(Obj))
+      if (W != &At && !Ignore(*W) &&
+          isPotentiallyReachable(&At, W, /*ExclusionSet=*/nullptr, &DT, &LI))
+        return Refusal{describeObject(Obj), describeWrite(*W) +
+                                                " may overwrite it"};
+  }
+  return std::nullopt;
 }
 
 /// The source names of \p F's first \p N parameters, from their debug

@@ -74,6 +74,15 @@ public:
   };
   Refusal whyNot(const llvm::Instruction &I) const;
 
+  /// Whether the memory \p Ptr may point into is still as it was at \p At
+  /// when f.rev runs: the same conditions as for a load, asked at \p At (a
+  /// call that reads through \p Ptr) and ignoring the writes \p Ignore
+  /// accepts (calls known to write only memory of their own). None when it
+  /// is; otherwise why not, as whyNot() words it.
+  std::optional<Refusal>
+  whyChangedAfter(const llvm::Value *Ptr, const llvm::Instruction &At,
+                  llvm::function_ref<bool(const llvm::Instruction &)> Ignore);
+
 private:
   /// Whether \p Obj, an underlying object, outlives f.fwd unchanged in
   /// identity: an argument of f (not byval) or a global variable.

@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
+#include "unzip/Checkpoint.h"
 #include "ir/LLVMCompat.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
@@ -544,6 +545,9 @@ bool Unzipper::planBlock(BasicBlock &BB,
 bool Unzipper::planCallee(BasicBlock &BB, CallBase &CB, Function &Callee) {
   std::optional<Unzipped> U = D.getUnzipped(Callee);
   if (!U)
+    return false;
+  if (getDerivedInfo(Callee)->Act.checkpoint() &&
+      !checkCheckpointedCall(CB, D, *Reread))
     return false;
   Layout.Callees[&CB] = *U;
   // Inside a loop, when the callee is still being unzipped (a recursive

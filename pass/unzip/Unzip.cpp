@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 #include "unzip/Unzip.h"
 #include "UnzipImpl.h"
+#include "unzip/Checkpoint.h"
 #include "driver/DerivedFunctions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
@@ -119,6 +120,8 @@ std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
         Fwd, Lin,
         StructType::getTypeByName(
             M.getContext(), derivedName(*Info->Primal, "tape", Info->Act))};
+  if (Info->Act.checkpoint())
+    return unzipCheckpointed(Jvp, D);
   Unzipper U(Jvp, D);
   return U.run();
 }
