@@ -3,12 +3,12 @@
 // C++17 entry points over the markers of ad.h:
 //
 //   double f(double x, double y);
-//   std::array<double, 2> g = ad::gradient(f, x, y);    // every argument active
+//   std::array<double, 2> g = ad::gradient(f, x, y);  // all arguments active
 //   double h(const std::vector<double> &x);
-//   std::vector<double> gx = ad::gradient(h, x);        // same size as x
-//   std::vector<double> hv = ad::hvp(h, x, v);          // Hessian times v
+//   std::vector<double> gx = ad::gradient(h, x);      // same size as x
+//   std::vector<double> hv = ad::hvp(h, x, v);        // Hessian times v
 //   void F(const std::vector<double> &x, std::vector<double> &y);
-//   std::vector<double> J = ad::jacobian(F, x, m);      // m x n, row-major
+//   std::vector<double> J = ad::jacobian(F, x, m);    // m x n, row-major
 //
 // f, h and F may be functions, function pointers or lambdas. A lambda's
 // captures are constants: derivatives are taken with respect to the
@@ -46,8 +46,8 @@
 //
 // Misuse (a callable that cannot be called as required, arguments that are
 // not doubles) is a static_assert at the call with a message saying what
-// was expected; sizes that only run time knows (v's, m) are checked before
-// differentiating and stop the program with a message.
+// was expected. What only run time knows stops the program with a message:
+// a v whose size is not x's, an F that changes y's size.
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_AD_HPP
 #define ADPASS_AD_HPP
@@ -74,26 +74,23 @@ template <typename F> struct Stored {
 };
 template <typename F> using StoredT = typename Stored<F>::type;
 
-template <typename F> const StoredT<F> *address(const StoredT<F> &f) {
-  return &f;
-}
-
 template <std::size_t> using DoubleFor = double;
 
 template <typename T> constexpr bool IsDouble = std::is_same_v<T, double>;
 
+// The plugin differentiates float and double arithmetic.
 template <typename R>
-constexpr bool IsScalarResult = std::is_floating_point_v<R>;
+constexpr bool IsScalarResult =
+    std::is_same_v<R, double> || std::is_same_v<R, float>;
 
 // f(double, ..., double) with one double per entry of Seq, returning a
-// float, double or long double.
+// float or a double.
 template <typename F, typename Seq, typename = void>
 struct ScalarCallable : std::false_type {};
 template <typename F, std::size_t... I>
-struct ScalarCallable<
-    F, std::index_sequence<I...>,
-    std::enable_if_t<IsScalarResult<std::invoke_result_t<
-        const F &, DoubleFor<I>...>>>>
+struct ScalarCallable<F, std::index_sequence<I...>,
+                      std::enable_if_t<IsScalarResult<
+                          std::invoke_result_t<const F &, DoubleFor<I>...>>>>
     : std::true_type {};
 
 template <typename F, typename = void>
@@ -111,9 +108,8 @@ template <typename T> struct IsVectorT : std::false_type {};
 template <typename T, typename A>
 struct IsVectorT<std::vector<T, A>> : std::true_type {};
 
-[[noreturn]] __attribute__((noinline)) inline void stop(const char *what,
-                                                        std::size_t got,
-                                                        std::size_t want) {
+[[noreturn]] __attribute__((noinline)) inline void
+stop(const char *what, std::size_t got, std::size_t want) {
   std::fprintf(stderr, "ad.hpp: %s: got %zu, expected %zu\n", what, got, want);
   std::abort();
 }
@@ -143,65 +139,90 @@ template <typename F> struct JacobianTrampoline {
   static void call(const F *fn, const Vector *x, Vector *y) { (*fn)(*x, *y); }
 };
 
+// What ad::gradient(f, args...) was given: the vector form (one
+// std::vector argument) or the scalar form, and whether each requirement
+// of that form holds.
+template <typename F, typename... Args> struct GradientRequest {
+  static constexpr std::size_t N = sizeof...(Args);
+  static constexpr bool VectorForm = N == 1 && (IsVectorT<Args>::value && ...);
+  static constexpr bool VectorOfDoubles =
+      VectorForm && (std::is_same_v<Args, Vector> && ...);
+  static constexpr bool VectorCallableOk =
+      VectorOfDoubles && VectorCallable<StoredT<F>>::value;
+  static constexpr bool Doubles = !VectorForm && (IsDouble<Args> && ...);
+  static constexpr bool HasPoint = N > 0;
+  static constexpr bool ScalarCallableOk =
+      Doubles && HasPoint &&
+      ScalarCallable<StoredT<F>, std::make_index_sequence<N>>::value;
+};
+
 template <typename F, typename... Args>
 std::array<double, sizeof...(Args)> scalar_gradient(const F &f,
                                                     const Args &...args) {
   constexpr std::size_t N = sizeof...(Args);
-  constexpr bool doubles = (IsDouble<Args> && ...);
-  static_assert(doubles, "ad::gradient(f, x, y, ...): every argument after f "
-                         "must be a double (each one is active; write 2.0, "
-                         "not 2), or pass one std::vector<double>");
-  static_assert(N > 0, "ad::gradient(f, ...): give the point at which to "
-                       "differentiate f");
-  constexpr bool callable =
-      ScalarCallable<StoredT<F>, std::make_index_sequence<N>>::value;
-  static_assert(!doubles || callable,
-                "ad::gradient(f, x, y, ...): f must be callable as f(double, "
-                "..., double), one double per argument, through a const "
-                "reference (no mutable lambda), and return a floating-point "
-                "value");
   std::array<double, N> grad{};
-  if constexpr (doubles && callable && N > 0) {
-    const StoredT<F> &fn = f;
-    double x[N] = {args...};
-    __ad_gradient_void(
-        &ScalarTrampoline<StoredT<F>, std::make_index_sequence<N>>::call,
-        AD_CONST, address<F>(fn), x, grad.data());
-  }
+  const StoredT<F> &fn = f;
+  double x[N] = {args...};
+  __ad_gradient_void(
+      &ScalarTrampoline<StoredT<F>, std::make_index_sequence<N>>::call,
+      AD_CONST, &fn, x, grad.data());
   return grad;
 }
 
-template <typename F, typename V>
-Vector vector_gradient(const F &h, const V &x) {
-  constexpr bool doubles = std::is_same_v<V, Vector>;
-  static_assert(doubles, "ad::gradient(h, x): x must be a "
-                         "std::vector<double>");
-  constexpr bool callable = VectorCallable<StoredT<F>>::value;
-  static_assert(!doubles || callable,
-                "ad::gradient(h, x): h must be callable as h(const "
-                "std::vector<double> &) through a const reference (no "
-                "mutable lambda) and return a floating-point value");
+template <typename F> Vector vector_gradient(const F &h, const Vector &x) {
   Vector grad(x.size(), 0.0);
-  if constexpr (doubles && callable) {
-    const StoredT<F> &fn = h;
-    __ad_gradient_void(&VectorTrampoline<StoredT<F>>::call, AD_CONST,
-                       address<F>(fn), &x, &grad);
-  }
+  const StoredT<F> &fn = h;
+  __ad_gradient_void(&VectorTrampoline<StoredT<F>>::call, AD_CONST, &fn, &x,
+                     &grad);
   return grad;
 }
 
 } // namespace detail
 
 /// The gradient of f at (args...), every argument active: f(double, ...)
-/// returns a floating-point value, the result has one partial per argument.
+/// returns a double or a float, the result has one partial per argument.
 /// With one std::vector<double> argument x, the gradient of h(x) w.r.t. x.
 template <typename F, typename... Args>
 auto gradient(const F &f, const Args &...args) {
-  if constexpr (sizeof...(Args) == 1 &&
-                (detail::IsVectorT<Args>::value && ...))
-    return detail::vector_gradient(f, args...);
-  else
-    return detail::scalar_gradient(f, args...);
+  // The checks are here, not in the helpers, so that the compiler's
+  // instantiation notes lead straight to the user's call.
+  using R = detail::GradientRequest<F, Args...>;
+  constexpr bool x_is_vector_of_double = !R::VectorForm || R::VectorOfDoubles;
+  static_assert(x_is_vector_of_double,
+                "ad::gradient(h, x): x must be a std::vector<double>");
+  constexpr bool h_takes_vector_returns_real =
+      !R::VectorOfDoubles || R::VectorCallableOk;
+  static_assert(h_takes_vector_returns_real,
+                "ad::gradient(h, x): h must be callable as h(const "
+                "std::vector<double> &) through a const reference (no "
+                "mutable lambda) and return a double or a float");
+  constexpr bool point_given = R::VectorForm || R::HasPoint;
+  static_assert(point_given, "ad::gradient(f, ...): give the point at which to "
+                             "differentiate f");
+  constexpr bool arguments_are_doubles =
+      R::VectorForm || !R::HasPoint || R::Doubles;
+  static_assert(arguments_are_doubles,
+                "ad::gradient(f, x, y, ...): every argument after f must be "
+                "a double (each one is active; write 2.0, not 2), or pass "
+                "one std::vector<double>");
+  constexpr bool f_takes_doubles_returns_real =
+      !R::Doubles || !R::HasPoint || R::ScalarCallableOk;
+  static_assert(f_takes_doubles_returns_real,
+                "ad::gradient(f, x, y, ...): f must be callable as f(double, "
+                "..., double), one double per argument, through a const "
+                "reference (no mutable lambda), and return a double or "
+                "a float");
+  if constexpr (R::VectorForm) {
+    if constexpr (R::VectorCallableOk)
+      return detail::vector_gradient(f, args...);
+    else
+      return std::vector<double>();
+  } else {
+    if constexpr (R::ScalarCallableOk)
+      return detail::scalar_gradient(f, args...);
+    else
+      return std::array<double, sizeof...(Args)>();
+  }
 }
 
 /// The Hessian of h at x times v, by reverse mode over forward mode.
@@ -209,11 +230,12 @@ template <typename F>
 std::vector<double> hvp(const F &h, const std::vector<double> &x,
                         const std::vector<double> &v) {
   using detail::StoredT;
-  constexpr bool callable = detail::VectorCallable<StoredT<F>>::value;
-  static_assert(callable,
+  constexpr bool h_takes_vector_returns_real =
+      detail::VectorCallable<StoredT<F>>::value;
+  static_assert(h_takes_vector_returns_real,
                 "ad::hvp(h, x, v): h must be callable as h(const "
                 "std::vector<double> &) through a const reference (no "
-                "mutable lambda) and return a floating-point value");
+                "mutable lambda) and return a double or a float");
   if (v.size() != x.size())
     detail::stop("ad::hvp(h, x, v): v.size() differs from x.size()", v.size(),
                  x.size());
@@ -221,10 +243,10 @@ std::vector<double> hvp(const F &h, const std::vector<double> &x,
   // accessors (operator[]), which must not see active and inactive
   // vectors at once. v's shadow receives the gradient of h, unused.
   std::vector<double> hv(x.size(), 0.0), grad(x.size(), 0.0);
-  if constexpr (callable) {
+  if constexpr (h_takes_vector_returns_real) {
     const StoredT<F> &fn = h;
     __ad_gradient_void(&detail::VectorTrampoline<StoredT<F>>::along, AD_CONST,
-                       detail::address<F>(fn), &x, &hv, &v, &grad);
+                       &fn, &x, &hv, &v, &grad);
   }
   return hv;
 }
@@ -236,40 +258,37 @@ template <typename F>
 std::vector<double> jacobian(const F &F_, const std::vector<double> &x,
                              std::size_t m) {
   using detail::StoredT;
-  constexpr bool callable = detail::JacobianCallable<StoredT<F>>;
-  static_assert(callable, "ad::jacobian(F, x, m): F must be callable as "
-                          "F(const std::vector<double> &x, "
-                          "std::vector<double> &y) through a const "
-                          "reference (no mutable lambda)");
+  constexpr bool F_takes_x_and_y = detail::JacobianCallable<StoredT<F>>;
+  static_assert(F_takes_x_and_y, "ad::jacobian(F, x, m): F must be callable as "
+                                 "F(const std::vector<double> &x, "
+                                 "std::vector<double> &y) through a const "
+                                 "reference (no mutable lambda)");
   const std::size_t n = x.size();
   std::vector<double> jac(m * n, 0.0);
-  if constexpr (callable) {
+  if constexpr (F_takes_x_and_y) {
     const StoredT<F> &fn = F_;
     using Trampoline = detail::JacobianTrampoline<StoredT<F>>;
     std::vector<double> y(m), dy(m), dx(n);
-    for (std::size_t pass = 0, passes = n <= m ? n : m; pass < passes;
-         ++pass) {
+    for (std::size_t pass = 0, passes = n <= m ? n : m; pass < passes; ++pass) {
       y.assign(m, 0.0);
       if (n <= m) {
         dx.assign(n, 0.0);
         dy.assign(m, 0.0);
         dx[pass] = 1;
-        __ad_derivative_void(&Trampoline::call, AD_CONST, detail::address<F>(fn),
-                             &x, &dx, &y, &dy);
+        __ad_derivative_void(&Trampoline::call, AD_CONST, &fn, &x, &dx, &y,
+                             &dy);
         for (std::size_t i = 0; i < m; ++i)
           jac[i * n + pass] = dy[i];
       } else {
         dx.assign(n, 0.0);
         dy.assign(m, 0.0);
         dy[pass] = 1;
-        __ad_gradient_void(&Trampoline::call, AD_CONST, detail::address<F>(fn), &x,
-                           &dx, &y, &dy);
+        __ad_gradient_void(&Trampoline::call, AD_CONST, &fn, &x, &dx, &y, &dy);
         for (std::size_t j = 0; j < n; ++j)
           jac[pass * n + j] = dx[j];
       }
       if (y.size() != m)
-        detail::stop("ad::jacobian(F, x, m): F changed y's size", y.size(),
-                     m);
+        detail::stop("ad::jacobian(F, x, m): F changed y's size", y.size(), m);
     }
   }
   return jac;

@@ -95,8 +95,7 @@ static void check(const char *what, const Vec &got, const Vec &want,
                   const Vec &fd) {
   ad_check(ad_fmt("%s size", what), got.size(), want.size(), 0, 0);
   for (size_t i = 0; i < want.size() && i < got.size(); i++)
-    ad_deriv(ad_fmt("%s (Hv)[%zu]", what, i), got[i], want[i], fd[i],
-             AD_TOL_D);
+    ad_deriv(ad_fmt("%s (Hv)[%zu]", what, i), got[i], want[i], fd[i], AD_TOL_D);
 }
 
 static volatile double vin[4] = {0.3, 0.5, -0.4, 1.2};
@@ -134,7 +133,7 @@ int main() {
   {
     // Regularised logistic loss; the data are captures, held constant.
     const int K = 5, N = 3;
-    Vec A = {0.5, -1.0, 0.25, 1.5, 0.5, -0.5, -0.75, 0.2,
+    Vec A = {0.5, -1.0, 0.25, 1.5,  0.5, -0.5, -0.75, 0.2,
              1.0, 0.3,  0.9,  -0.6, 1.1, -0.4, 0.8};
     Vec y = {1, -1, 1, 1, -1};
     double lambda = 0.1;

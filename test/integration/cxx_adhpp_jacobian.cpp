@@ -21,8 +21,8 @@ using Vec = std::vector<double>;
 // y_i = sin(x_{i mod 3}) x_{(i+1) mod 3} + i x_{(i+2) mod 3}^2, i < 5
 void tall(const Vec &x, Vec &y) {
   for (size_t i = 0; i < y.size(); i++)
-    y[i] = std::sin(x[i % 3]) * x[(i + 1) % 3] + i * x[(i + 2) % 3] *
-                                                     x[(i + 2) % 3];
+    y[i] = std::sin(x[i % 3]) * x[(i + 1) % 3] +
+           i * x[(i + 2) % 3] * x[(i + 2) % 3];
 }
 static Vec tall_jacobian(const Vec &x) {
   Vec J(5 * 3, 0.0);
