@@ -7,6 +7,8 @@
 //   - a lambda of three doubles capturing one variable by reference and
 //     one by value: the captures are constants, only the arguments are
 //     differentiated;
+//   - a float function (differentiated in float, the partials returned as
+//     doubles), a generic lambda, a std::function;
 //   - h(const std::vector<double> &) with loops: a function, and a lambda
 //     capturing a data vector and a scalar by reference; the same vector
 //     at several points in a loop (each call starts from a zero gradient).
@@ -19,6 +21,7 @@
 #include "ad.hpp"
 #include "adcheck.h"
 #include <cmath>
+#include <functional>
 
 using Vec = std::vector<double>;
 
@@ -27,6 +30,7 @@ double rosenbrock2(double x, double y) {
 }
 double saddle(double x, double y) { return x * x * y - std::sin(y) * x; }
 double cube_sin(double x) { return x * x * x * std::sin(x); }
+float scaled_sin(float a, float b) { return a * std::sin(b); }
 
 // log sum_i exp(x_i) + 0.5 sum_i i x_i^2
 double logsumexp_ridge(const Vec &x) {
@@ -88,6 +92,30 @@ int main() {
              AD_TOL_D);
     ad_deriv("lambda d/dw", g[2], b * std::exp(z) * x, AD_FD(z, f(x, y, z)),
              AD_TOL_D);
+  }
+  {
+    auto g = ad::gradient(scaled_sin, x, y);
+    float xf = x, yf = y;
+    ad_deriv("float function d/da", g[0], std::sin(yf),
+             AD_FD(xf, scaled_sin(xf, yf)), AD_TOL_F);
+    ad_deriv("float function d/db", g[1], xf * std::cos(yf),
+             AD_FD(yf, scaled_sin(xf, yf)), AD_TOL_F);
+  }
+  {
+    auto generic = [](auto a, auto b) { return a * a * b; };
+    auto g = ad::gradient(generic, x, y);
+    ad_check("generic lambda d/da", g[0], 2 * x * y, 1e-15, 0);
+    ad_check("generic lambda d/db", g[1], x * x, 1e-15, 0);
+  }
+  {
+    std::function<double(double, double)> quotient = [](double a, double b) {
+      return std::exp(a) / b;
+    };
+    auto g = ad::gradient(quotient, x, y);
+    ad_deriv("std::function d/da", g[0], std::exp(x) / y,
+             AD_FD(x, quotient(x, y)), AD_TOL_D);
+    ad_deriv("std::function d/db", g[1], -std::exp(x) / (y * y),
+             AD_FD(y, quotient(x, y)), AD_TOL_D);
   }
   {
     Vec p = {vin[0], vin[1], vin[2], vin[3], vin[4]};

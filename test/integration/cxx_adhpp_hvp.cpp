@@ -5,6 +5,7 @@
 //   - the chained Rosenbrock function, a loop over a std::vector of 8;
 //   - a lambda capturing a data matrix, labels and a weight by reference
 //     (a regularised logistic loss, nested loops);
+//   - a lambda holding a copy of a std::vector (capture by value);
 //   - a function pointer chosen at run time;
 //   - the Hessian column by column (v = e_j), checked to be symmetric.
 // RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
@@ -173,6 +174,26 @@ int main() {
         want[j] += s * (1 - s) * av * A[k * N + j];
     }
     check("logistic lambda", ad::hvp(loss, w, v), want, fd_hvp(grad, w, v));
+  }
+  {
+    Vec c = {1.5, -2.0, 0.5};
+    auto weighted_cubes = [c](const Vec &x) {
+      double s = 0;
+      for (size_t i = 0; i < x.size(); i++)
+        s += c[i] * x[i] * x[i] * x[i];
+      return s;
+    };
+    Vec x = {vin[0], vin[2], vin[3]}, v = {0.5, 1, -1.5}, want(3);
+    for (int i = 0; i < 3; i++)
+      want[i] = 6 * c[i] * x[i] * v[i];
+    auto grad = [&c](const Vec &p) {
+      Vec g(p.size());
+      for (size_t i = 0; i < p.size(); i++)
+        g[i] = 3 * c[i] * p[i] * p[i];
+      return g;
+    };
+    check("captured copy", ad::hvp(weighted_cubes, x, v), want,
+          fd_hvp(grad, x, v));
   }
   {
     double (*h)(const Vec &) = vpick ? sum_cosh : rosenbrock;
