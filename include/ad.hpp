@@ -271,17 +271,15 @@ std::vector<double> jacobian(const F &F_, const std::vector<double> &x,
     std::vector<double> y(m), dy(m), dx(n);
     for (std::size_t pass = 0, passes = n <= m ? n : m; pass < passes; ++pass) {
       y.assign(m, 0.0);
-      if (n <= m) {
-        dx.assign(n, 0.0);
-        dy.assign(m, 0.0);
+      dx.assign(n, 0.0);
+      dy.assign(m, 0.0);
+      if (n <= m) { // column `pass`: the tangent of y along e_pass
         dx[pass] = 1;
         __ad_derivative_void(&Trampoline::call, AD_CONST, &fn, &x, &dx, &y,
                              &dy);
         for (std::size_t i = 0; i < m; ++i)
           jac[i * n + pass] = dy[i];
-      } else {
-        dx.assign(n, 0.0);
-        dy.assign(m, 0.0);
+      } else { // row `pass`: the cotangent of x for e_pass on y
         dy[pass] = 1;
         __ad_gradient_void(&Trampoline::call, AD_CONST, &fn, &x, &dx, &y, &dy);
         for (std::size_t j = 0; j < n; ++j)
