@@ -9,6 +9,7 @@ set(AD_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/ADPass")
 
 install(FILES
   "${PROJECT_SOURCE_DIR}/include/ad.h"
+  "${PROJECT_SOURCE_DIR}/include/ad.hpp"
   "${PROJECT_SOURCE_DIR}/include/ad_runtime.h"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 
