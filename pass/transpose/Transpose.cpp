@@ -106,6 +106,8 @@ struct BlockContents {
   /// Non-linear loads: loop entries and the predecessor index are loads
   /// from the tape.
   SmallVector<LoadInst *, 16> TapeLoads;
+  /// The predecessor index f.lin recomputes rather than reads (a select).
+  Instruction *RecomputedPredIdx = nullptr;
 };
 
 using PhiCotangents = SmallVector<std::pair<PHINode *, Value *>, 4>;
@@ -130,7 +132,7 @@ private:
   void enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
                                  ArrayRef<LoadInst *> TapeLoads);
   Value *readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
-                              ArrayRef<LoadInst *> TapeLoads);
+                              const BlockContents &Contents);
   bool transposeInstruction(IRBuilder<> &B, Instruction &I, BasicBlock &BB);
   bool transposeCall(IRBuilder<> &B, CallInst &Call, BasicBlock &LinBB);
   PhiCotangents takePhiCotangents(IRBuilder<> &B, BasicBlock &BB);
@@ -414,7 +416,7 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   BlockContents Contents = scanBlock(BB);
   popRecords(B, BB);
   enterLoopsAtLastIteration(B, BB, Contents.TapeLoads);
-  Value *PredIdx = readPredecessorIndex(B, BB, Contents.TapeLoads);
+  Value *PredIdx = readPredecessorIndex(B, BB, Contents);
   // Linear instructions, last first.
   for (Instruction *I : reverse(Contents.Linear))
     if (!transposeInstruction(B, *I, BB))
@@ -435,6 +437,8 @@ BlockContents Transposer::scanBlock(BasicBlock &BB) {
     if (!isLinear(&I)) {
       if (auto *Load = dyn_cast<LoadInst>(&I))
         Contents.TapeLoads.push_back(Load);
+      else if (isa<SelectInst>(I) && I.getMetadata(PredIndexMD))
+        Contents.RecomputedPredIdx = &I;
       continue;
     }
     Contents.Linear.push_back(&I);
@@ -480,12 +484,14 @@ void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
     }
 }
 
-/// Which predecessor a merge block was entered from, as f.fwd recorded it;
-/// null in other blocks.
+/// Which predecessor a merge block was entered from, as f.fwd recorded it
+/// or f.lin recomputed it; null in other blocks.
 Value *Transposer::readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
-                                        ArrayRef<LoadInst *> TapeLoads) {
+                                        const BlockContents &Contents) {
+  if (Contents.RecomputedPredIdx)
+    return materialize(B, Contents.RecomputedPredIdx, BB);
   Value *PredIdx = nullptr;
-  for (LoadInst *I : TapeLoads)
+  for (LoadInst *I : Contents.TapeLoads)
     if (I->getMetadata(PredIndexMD))
       PredIdx = materialize(B, I, BB);
   return PredIdx;

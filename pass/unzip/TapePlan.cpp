@@ -14,12 +14,17 @@
 //    The preheader and the exit block keep the array's base and count.
 //
 // 3. Walk the blocks: a merge block (other than an array loop's header)
-//    tapes which predecessor it came from; a mixed call's callee tape is
+//    tapes which predecessor it came from, unless the branch above it
+//    decides that on a comparison f.lin can recompute
+//    (RecomputedPredecessors.cpp); a mixed call's callee tape is
 //    embedded in ours (outside loops, if small and finished) or pushed per
 //    call; the operands of linear instructions and the conditions of
 //    branches and switches are residuals (noteResidual), decided in order:
-//    a. inside a counted loop, affine in its counters over static values:
-//       recomputed from the counters (Layout.Recomputed);
+//    a. inside a counted loop, affine in its counters over static values
+//       or over values an enclosing counted loop computes (a buffer's base
+//       swapped every time step, kept once per iteration of that loop in
+//       its record, Layout.LoopLeaves): recomputed from the counters
+//       (Layout.Recomputed);
 //    b. outside loops, cheap arithmetic on at most one value: recomputed
 //       from that value (Layout.Rematerialized);
 //    c. computed outside every loop, or read outside every loop: taped
@@ -325,7 +330,8 @@ bool Unzipper::isRecomputable(const SCEV *S, BasicBlock &UseBB) const {
     if (auto *A = dyn_cast<Argument>(V))
       return !isTangentArg(*A);
     auto *I = dyn_cast<Instruction>(V);
-    return I && !LI->getLoopFor(I->getParent()) && !isLinear(I);
+    return I && !isLinear(I) &&
+           (!LI->getLoopFor(I->getParent()) || leafLoop(*I, UseBB));
   }
   if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
     auto It = Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()));
@@ -346,12 +352,44 @@ bool Unzipper::isRecomputable(const SCEV *S, BasicBlock &UseBB) const {
   return false;
 }
 
+const ArrayLoop *Unzipper::leafLoop(const Instruction &I,
+                                    BasicBlock &UseBB) const {
+  const ArrayLoop *AL = arrayLoopOf(const_cast<BasicBlock *>(I.getParent()));
+  if (!AL || AL->L == LI->getLoopFor(&UseBB) || !AL->L->contains(&UseBB) ||
+      !DT->dominates(&I, &UseBB))
+    return nullptr;
+  return AL;
+}
+
+/// \p I goes into the record of its counted loop, stored where it is
+/// computed (once per iteration: its block is in no inner loop).
+void Unzipper::noteLoopLeaf(Instruction &I) {
+  if (Layout.LoopLeaves.count(&I))
+    return;
+  BasicBlock *Key = recordKey(I.getParent());
+  BlockRecord &R = Layout.Records[Key];
+  auto [It, New] = Layout.RecordFieldOf.insert({{Key, &I}, 0});
+  if (New)
+    It->second = R.add(I.getType());
+  R.Stores.push_back(
+      {RecordStore::Residual, &I, nullptr, I.getParent(), It->second});
+  Layout.LoopLeaves[&I] = {Key, It->second};
+}
+
+/// The values \p S is computed from that f.lin cannot compute: taped in the
+/// static tape, or (computed in a counted loop, for its inner loops) in
+/// that loop's record.
 void Unzipper::noteStaticLeaves(const SCEV *S) {
   SmallVector<const SCEV *, 8> Work{S};
   while (!Work.empty()) {
     const SCEV *X = Work.pop_back_val();
     if (auto *U = dyn_cast<SCEVUnknown>(X)) {
       Value *V = U->getValue();
+      if (auto *I = dyn_cast<Instruction>(V);
+          I && LI->getLoopFor(I->getParent())) {
+        noteLoopLeaf(*I);
+        continue;
+      }
       if (!isa<Constant>(V)) {
         auto [It, New] = Layout.StaticResiduals.insert({V, 0});
         if (New)
@@ -365,12 +403,12 @@ void Unzipper::noteStaticLeaves(const SCEV *S) {
 }
 
 /// Emits \p S (isRecomputable) into f.lin: counters for add-recurrences,
-/// static tape reads for values.
-Value *Unzipper::emitRecomputed(
-    IRBuilder<> &B, const SCEV *S, Value *TapePtr,
-    const DenseMap<const ArrayLoop *, PHINode *> &Counters) {
+/// static tape reads for values, and reads of an outer loop's record, at
+/// its current iteration, for values computed in it.
+Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
+                                const LoopValues &Loops) {
   auto Emit = [&](const SCEV *X) {
-    return emitRecomputed(B, X, TapePtr, Counters);
+    return emitRecomputed(B, X, TapePtr, Loops);
   };
   Type *T = S->getType();
   if (auto *C = dyn_cast<SCEVConstant>(S))
@@ -379,6 +417,15 @@ Value *Unzipper::emitRecomputed(
     Value *V = U->getValue();
     if (isa<Constant>(V))
       return V;
+    if (auto Leaf = Layout.LoopLeaves.find(V);
+        Leaf != Layout.LoopLeaves.end()) {
+      const ArrayLoop *AL = arrayLoopOf(Leaf->second.Record);
+      Value *Record = arrayElement(B, Loops.Arrays.lookup(AL).first,
+                                   Layout.Records[AL->L->getHeader()].Ty,
+                                   Loops.Counters.lookup(AL));
+      return B.CreateLoad(T, slotAddress(B, Leaf->second, TapePtr, Record),
+                          V->getName());
+    }
     auto *Load = B.CreateLoad(
         T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
         V->getName());
@@ -394,7 +441,7 @@ Value *Unzipper::emitRecomputed(
   if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
     const ArrayLoop *AL =
         &Layout.ArrayLoops.find(const_cast<Loop *>(AR->getLoop()))->second;
-    Value *K = B.CreateZExtOrTrunc(Counters.lookup(AL), T);
+    Value *K = B.CreateZExtOrTrunc(Loops.Counters.lookup(AL), T);
     return B.CreateAdd(Emit(AR->getStart()),
                        B.CreateMul(K, Emit(AR->getStepRecurrence(*SE))));
   }
@@ -507,9 +554,13 @@ bool Unzipper::planBlock(BasicBlock &BB,
                          SmallVectorImpl<AllocaInst *> &Shadows) {
   // The header of an array loop knows its predecessor from the count.
   if (size_t N = predecessorsInLayoutOrder(BB).size();
-      N > 1 && !isArrayHeader(&BB))
-    Layout.PredIndex[&BB] = addStored(BB, {RecordStore::PredIndex},
-                                      predIndexType(Jvp.getContext(), N));
+      N > 1 && !isArrayHeader(&BB)) {
+    if (std::optional<RecomputedPred> RP = recomputablePredIndex(BB))
+      Layout.RecomputedPredIndex[&BB] = *RP;
+    else
+      Layout.PredIndex[&BB] = addStored(BB, {RecordStore::PredIndex},
+                                        predIndexType(Jvp.getContext(), N));
+  }
   for (Instruction &I : BB) {
     if (ReturnPacking.count(&I))
       continue;

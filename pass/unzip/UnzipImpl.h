@@ -81,6 +81,20 @@ struct BlockRecord {
   }
 };
 
+/// A merge block's predecessor index as a function of the condition of the
+/// branch that decides it: Cond ? IfTrue : IfFalse.
+struct RecomputedPred {
+  ICmpInst *Cond = nullptr;
+  unsigned IfTrue = 0, IfFalse = 0;
+};
+
+/// f.lin's values of the array loops: (base, count) and the iteration
+/// counter, by which recomputed values are rebuilt.
+struct LoopValues {
+  const DenseMap<const ArrayLoop *, std::pair<Value *, Value *>> &Arrays;
+  const DenseMap<const ArrayLoop *, PHINode *> &Counters;
+};
+
 struct TapeLayout {
   SmallVector<Type *, 16> StaticFields;
   MapVector<Value *, unsigned> StaticResiduals; ///< stored at definition
@@ -95,6 +109,14 @@ struct TapeLayout {
   DenseSet<std::pair<BasicBlock *, Value *>> Rematerialized;
   DenseMap<std::pair<BasicBlock *, Value *>, unsigned> RecordFieldOf;
   DenseMap<BasicBlock *, TapeSlot> PredIndex;
+  /// Merge blocks whose predecessor f.lin and f.rev recompute from the
+  /// branch that decides it (RecomputedPredecessors.cpp) instead of taping.
+  DenseMap<BasicBlock *, RecomputedPred> RecomputedPredIndex;
+  /// Values computed in a counted loop from which addresses of its inner
+  /// loops are recomputed (the base of a buffer swapped every time step):
+  /// a field of that loop's record, which the inner blocks read at the
+  /// loop's current iteration.
+  DenseMap<Value *, TapeSlot> LoopLeaves;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
   SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
@@ -197,9 +219,19 @@ private:
   /// buildFwd to delete.
   SmallVector<WeakTrackingVH, 32> UnusedInJvp;
   bool isRecomputable(const SCEV *S, BasicBlock &UseBB) const;
+  /// The counted loop whose record can hold \p I for \p UseBB, a block of
+  /// an inner loop: null unless \p I is computed in that loop, outside
+  /// \p UseBB's own, and dominates \p UseBB.
+  const ArrayLoop *leafLoop(const Instruction &I, BasicBlock &UseBB) const;
   void noteStaticLeaves(const SCEV *S);
+  void noteLoopLeaf(Instruction &I);
   Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
-                        const DenseMap<const ArrayLoop *, PHINode *> &Counters);
+                        const LoopValues &Loops);
+  /// The predecessor index of merge block \p M, when the branch of its
+  /// immediate dominator decides it and its condition is recomputable.
+  std::optional<RecomputedPred> recomputablePredIndex(BasicBlock &M);
+  Value *emitPredIndex(IRBuilder<> &B, BasicBlock &M, Value *TapePtr,
+                       const LoopValues &Loops);
 
   std::unique_ptr<DominatorTree> DT;
   std::unique_ptr<LoopInfo> LI;

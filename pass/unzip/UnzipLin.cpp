@@ -208,8 +208,13 @@ void LinBuilder::readLoopEntries(IRBuilder<> &B) {
   }
 }
 
-/// Read for f.rev, which branches back to the predecessor it names.
+/// Read (or recomputed) for f.rev, which branches back to the predecessor
+/// it names.
 void LinBuilder::readPredIndex(IRBuilder<> &B) {
+  if (Layout.RecomputedPredIndex.count(JvpBB)) {
+    U.emitPredIndex(B, *JvpBB, TapePtr, {ArrayOf, CounterOf});
+    return;
+  }
   auto It = Layout.PredIndex.find(JvpBB);
   if (It == Layout.PredIndex.end())
     return;
@@ -331,7 +336,7 @@ Value *LinBuilder::operand(IRBuilder<> &B, Value *V) {
       R != Layout.Recomputed.end()) {
     Value *&Read = LocalReads[{JvpBB, V}];
     if (!Read)
-      Read = U.emitRecomputed(B, R->second, TapePtr, CounterOf);
+      Read = U.emitRecomputed(B, R->second, TapePtr, {ArrayOf, CounterOf});
     return Read;
   }
   if (Layout.Rematerialized.count({JvpBB, V}))
