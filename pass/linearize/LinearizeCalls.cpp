@@ -15,6 +15,7 @@
 #include "ir/ShadowMemory.h"
 #include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
+#include "prepare/StreamLibrary.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
@@ -69,6 +70,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
                              TouchesGlobals || ShadowedResult);
   if (isKnownInactiveFunction(Callee->getName()))
     return constantResult(CB);
+  if (isStreamLibraryFunction(*Callee))
+    return linearizeStreamCall(CB, *Callee);
   if (isLinkStructureFunction(Callee->getName()))
     return linearizeRelinkingCall(CB);
   bool PassesActiveMemory = llvm::any_of(
@@ -237,6 +240,21 @@ void Linearizer::linearizeRelinkingCall(CallBase &CB) {
 
 /// A call that stays primal code: its result carries no derivative, though
 /// the activity analysis saw active arguments go in.
+/// Stream I/O: a constant result; what `s >> x` reads is a constant, so
+/// x's derivative becomes zero.
+void Linearizer::linearizeStreamCall(CallBase &CB, Function &Callee) {
+  constantResult(CB);
+  Type *Read = streamExtractionTarget(Callee);
+  Value *Target = CB.arg_empty() ? nullptr : CB.getArgOperand(CB.arg_size() - 1);
+  if (!Read || !Target || !isShadowed(Target))
+    return;
+  Value *S = shadowOf(Target, CB);
+  if (!S)
+    return;
+  IRBuilder<> B(CB.getNextNode());
+  markLinear(B.CreateStore(Constant::getNullValue(Read), S));
+}
+
 void Linearizer::constantResult(CallBase &CB) {
   if (isShadowed(&CB))
     Shadow[&CB] = Constant::getNullValue(CB.getType());

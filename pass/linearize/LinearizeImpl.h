@@ -126,6 +126,7 @@ private:
   void giveUpOnTarget(llvm::CallBase &CB, llvm::Function &Target,
                       llvm::StringRef Why);
   void constantResult(llvm::CallBase &CB);
+  void linearizeStreamCall(llvm::CallBase &CB, llvm::Function &Callee);
   /// A call of an isLinkStructureFunction: made again on the shadows.
   void linearizeRelinkingCall(llvm::CallBase &CB);
   /// Replaces \p CB, which a derived call took the place of, by \p With

@@ -2,6 +2,7 @@
 #include "prepare/Activity.h"
 #include "driver/CustomRules.h"
 #include "prepare/GlobalShadows.h"
+#include "prepare/StreamLibrary.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
@@ -248,6 +249,13 @@ SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
   return Seen;
 }
 
+/// A call of the stream library, which moves no derivative between its
+/// arguments (`s >> x` gives x a constant).
+static bool isStreamLibraryCall(const CallBase &CB) {
+  const Function *F = CB.getCalledFunction();
+  return F && isStreamLibraryFunction(*F);
+}
+
 bool allPointersStoredInto(
     const AllocaInst &AI,
     function_ref<bool(const Value *P, bool PassedToCall)> Accept) {
@@ -270,6 +278,9 @@ bool allPointersStoredInto(
       } else if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
         Work.push_back(U);
       } else if (auto *CB = dyn_cast<CallBase>(U)) {
+        // The stream library keeps no pointer it is given (`s >> x`).
+        if (isStreamLibraryCall(*CB))
+          continue;
         for (const Use &Arg : CB->args())
           if (Arg.get() != V && Arg->getType()->isPointerTy() &&
               !Accept(Arg.get(), /*PassedToCall=*/true))
@@ -624,6 +635,8 @@ static bool mayCallAllocator(const CallBase &CB) {
 
 bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
   const Function *Callee = CB.getCalledFunction();
+  if (isStreamLibraryCall(CB))
+    return false; // it returns the stream, which holds no derivatives
   bool GivenActiveMemory = llvm::any_of(
       CB.args(), [&](const Use &U) { return Info.Shadowed.count(U.get()); });
   bool KeptWithShadows = differentiatedFromBody(Callee, Rules) &&
@@ -649,7 +662,7 @@ ActivityPropagation::activeDataDestinations(const Instruction &I) const {
            MT && Info.Shadowed.count(MT->getRawSource()))
     Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
   else if (auto *CB = dyn_cast<CallBase>(&I);
-           CB && !isa<IntrinsicInst>(CB) &&
+           CB && !isa<IntrinsicInst>(CB) && !isStreamLibraryCall(*CB) &&
            ((isPointerLike(CB->getType()) && Info.Shadowed.count(CB) &&
              differentiatedFromBody(CB->getCalledFunction(), Rules)) ||
             llvm::any_of(CB->args(), [&](const Use &U) {

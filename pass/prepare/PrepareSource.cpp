@@ -6,6 +6,7 @@
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
+#include "prepare/Reallocations.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
@@ -374,6 +375,7 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   const TargetLibraryInfo &TLI = FAM.getResult<TargetLibraryAnalysis>(*Src);
   rewriteLibmOutputs(*Src, TLI);
   unfortifyMemoryCalls(*Src, TLI);
+  rewriteReallocations(*Src);
 
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a
