@@ -643,12 +643,11 @@ void Linearizer::linearizeLifetimeStart(IntrinsicInst &LS) {
   markLinear(B.CreateMemSet(S, B.getInt8(0), Len, AI->getAlign()));
 }
 
-/// Memory of a constant global holding integers only: no derivatives and
-/// no pointers.
-static bool isConstantIntegerData(const Value *P) {
+/// Memory of a constant global without pointers: no derivatives (constant
+/// globals are inactive), and no shadow pointers to move.
+static bool isConstantPointerFreeData(const Value *P) {
   auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(P));
   return GV && GV->isConstant() && GV->hasDefinitiveInitializer() &&
-         !hasFloatLeaf(GV->getValueType()) &&
          !containsPointer(GV->getValueType());
 }
 
@@ -664,9 +663,10 @@ void Linearizer::linearizeMemIntrinsic(MemIntrinsic &MI) {
     return;
   if (!checkCopyKeepsDerivatives(MT, DstShadowed, SrcShadowed))
     return;
-  // Constant bytes (a string literal into a std::string's buffer): whatever
-  // the destination's type, its tangent becomes zero, and no pointer moves.
-  if (!SrcShadowed && isConstantIntegerData(MT.getRawSource()))
+  // Constant data (a string literal into a std::string's buffer, a table
+  // of initial values): whatever the destination's type, its tangent
+  // becomes zero, and no pointer moves.
+  if (!SrcShadowed && isConstantPointerFreeData(MT.getRawSource()))
     return copyShadowMemory(MT, Type::getInt8Ty(MT.getContext()), false);
   std::optional<Type *> Elem = copiedShadowElementType(MT);
   if (!Elem || !*Elem)
