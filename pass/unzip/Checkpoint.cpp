@@ -222,7 +222,7 @@ bool checkCheckpointedCall(CallBase &Call, Differentiator &D,
       D.diags().errorAt(Call, Head + "it reads " +
                                   (Why->Object.empty() ? std::string("memory")
                                                        : Why->Object) +
-                                  ", and " + Why->Reason);
+                                  ", " + Why->Reason);
       return false;
     }
   ++NumCheckpointed;

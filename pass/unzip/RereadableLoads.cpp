@@ -136,22 +136,23 @@ std::optional<RereadableLoads::Refusal> RereadableLoads::whyChangedAfter(
     const Value *Ptr, const Instruction &At,
     function_ref<bool(const Instruction &)> Ignore) {
   if (!Enabled)
-    return Refusal{"", "the function that calls it is also called from "
-                       "differentiated code or through a pointer, so the "
-                       "memory may have changed when the reverse pass runs"};
+    return Refusal{"", "and the function that calls it is also called from "
+                       "differentiated code or through a pointer, so that "
+                       "memory may change before the reverse pass"};
   SmallVector<const Value *, 4> Objs;
   getUnderlyingObjects(Ptr, Objs, &LI);
   for (const Value *Obj : Objs) {
     if (!isStableObject(Obj))
-      return Refusal{describeObject(Obj),
-                     "it is not a pointer parameter or a global of the "
-                     "function that calls it, which may not outlive the "
-                     "forward pass unchanged"};
+      return Refusal{isa<AllocaInst>(Obj) ? "a local variable"
+                                          : describeObject(Obj),
+                     "which is not a pointer parameter or a global of the "
+                     "requested function, so it may change before the "
+                     "reverse pass"};
     for (const Instruction *W : writersOf(Obj))
       if (W != &At && !Ignore(*W) &&
           isPotentiallyReachable(&At, W, /*ExclusionSet=*/nullptr, &DT, &LI))
-        return Refusal{describeObject(Obj), describeWrite(*W) +
-                                                " may overwrite it"};
+        return Refusal{describeObject(Obj),
+                       "and " + describeWrite(*W) + " may overwrite it"};
   }
   return std::nullopt;
 }

@@ -56,6 +56,19 @@ double global_written(double x) {
 }
 double g3(double x) { return __ad_gradient(global_written, x); }
 
+// Reads a local array of its caller, which the caller rewrites next.
+double local_reader(double x) {
+  double u[3] = {x, 2 * x, 3 * x};
+  double s = 0;
+  for (int t = 0; t < 2; t++) {
+    // CHECK-DAG: checkpoint.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot checkpoint the call of 'norm2': it reads a local variable, which is not a pointer parameter or a global of the requested function, so it may change before the reverse pass
+    s += norm2(u, 3);
+    u[t] = s;
+  }
+  return s;
+}
+double g5(double x) { return __ad_gradient(local_reader, x); }
+
 // Calls an external function declared inactive: run again, its effects
 // (printing, logging) would happen twice.
 void log_value(double v);
