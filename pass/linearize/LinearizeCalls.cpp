@@ -398,7 +398,7 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   bool NeedsResultShadow = isPointerLike(CB.getType()) && isShadowed(&CB) &&
                            differentiatedFromBody(&Callee, D.rules()) &&
                            !onlyIntegersAccessedThrough(CB);
-  Activity CalleeAct(Roles, NeedsResultShadow, Act.level());
+  Activity CalleeAct(Roles, NeedsResultShadow, Act.level(), Act.forHandle());
   // Only zero tangents flow in, none through globals, and no shadow is
   // needed of the result: the call stays primal code.
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&

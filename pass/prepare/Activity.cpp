@@ -58,6 +58,8 @@ Activity Activity::defaultFor(const Function &F) {
 
 /// Ends str() when the return role is set; no ArgRole uses it.
 static constexpr char ShadowReturnMark = 'r';
+/// Follows the return role in str() for a handle; no ArgRole uses it.
+static constexpr char HandleMark = 'h';
 /// Precedes the level in str() when it is not 0; no ArgRole uses it.
 static constexpr char LevelMark = 'L';
 
@@ -79,6 +81,8 @@ std::string Activity::str() const {
     S.push_back(static_cast<char>(R));
   if (ShadowReturn)
     S.push_back(ShadowReturnMark);
+  if (ForHandle)
+    S.push_back(HandleMark);
   if (Level)
     S += LevelMark + std::to_string(Level);
   return S;
@@ -89,11 +93,12 @@ Activity Activity::parse(StringRef S) {
   unsigned Level = 0;
   if (!LevelDigits.empty())
     LevelDigits.getAsInteger(10, Level);
+  bool ForHandle = Head.consume_back(StringRef(&HandleMark, 1));
   bool ShadowReturn = Head.consume_back(StringRef(&ShadowReturnMark, 1));
   SmallVector<ArgRole, 8> Roles;
   for (char C : Head)
     Roles.push_back(static_cast<ArgRole>(C));
-  return Activity(std::move(Roles), ShadowReturn, Level);
+  return Activity(std::move(Roles), ShadowReturn, Level, ForHandle);
 }
 
 bool containsFloatingPoint(const Type *T) {

@@ -382,7 +382,7 @@ Value *Unzipper::emitRecomputed(
         T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
         V->getName());
     markWith(Load, StaticReadMD);
-    return Load;
+    return rebaseForHandle(B, Load);
   }
   if (T->isPointerTy()) {
     // base + offset, with the offset computed as an integer.
@@ -725,6 +725,12 @@ void Unzipper::summarizeTape() {
   summarizeKeptLoads();
 }
 
+Value *Unzipper::rebaseForHandle(IRBuilderBase &B, Value *Read) {
+  if (!Info.Act.forHandle() || !Read->getType()->isPointerTy())
+    return Read;
+  return emitHandleRebase(B, Read);
+}
+
 bool Unzipper::planTape() {
   LinearInJvp = linearInstructions(Jvp);
   DT = std::make_unique<DominatorTree>(Jvp);
@@ -733,7 +739,10 @@ bool Unzipper::planTape() {
     return false;
   findArrayLoops();
   Reread = std::make_unique<RereadableLoads>(
-      Jvp, Info.Primal->arg_size(), D.calledOnlyByRequests(*Info.Primal),
+      Jvp, Info.Primal->arg_size(),
+      // A handle's f.rev runs whenever its user applies it, after memory
+      // may have changed: it reads nothing again.
+      D.calledOnlyByRequests(*Info.Primal) && !Info.Act.forHandle(),
       [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
       D.tli(Jvp));
   noteReturnPacking();

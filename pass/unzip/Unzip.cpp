@@ -51,6 +51,7 @@
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
+#include "unzip/HandleShadows.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
@@ -134,6 +135,10 @@ std::optional<Unzipped> Unzipper::run() {
   Function *Lin = declareLin();
   D.noteGenerated(Lin);
   if (!planTape())
+    return std::nullopt;
+  if (Info.Act.forHandle() &&
+      !checkHandleShadowUses(
+          Jvp, [this](const Value *V) { return isLinear(V); }, D))
     return std::nullopt;
   // Records of this derivative pushed between the inner derived code's
   // pushes and pops would take their place on the one LIFO runtime tape

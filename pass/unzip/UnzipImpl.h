@@ -197,6 +197,10 @@ private:
   /// buildFwd to delete.
   SmallVector<WeakTrackingVH, 32> UnusedInJvp;
   bool isRecomputable(const SCEV *S, BasicBlock &UseBB) const;
+  /// For a handle: \p Read, an address f.lin reads from the tape, with a
+  /// placeholder shadow f.fwd computed it from replaced by the caller's
+  /// (runtime/Handle.cpp). Other reads as they are.
+  Value *rebaseForHandle(IRBuilderBase &B, Value *Read);
   void noteStaticLeaves(const SCEV *S);
   Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
                         const DenseMap<const ArrayLoop *, PHINode *> &Counters);
