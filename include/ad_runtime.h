@@ -150,7 +150,8 @@ void __ad_check_not_in_global(const void *arg, const void *global,
  * application, __ad_linear_enter checks the handle (live, made for `tag`;
  * otherwise aborts with a message naming `marker` and both functions),
  * installs its tape, clears the noted shadows and takes `shadows`, the
- * caller's shadow pointers in parameter order, for __ad_linear_rebase; it
+ * caller's `num_shadows` shadow pointers in parameter order, for
+ * __ad_linear_rebase; it
  * returns the static tape. __ad_linear_leave restores the thread's tape and
  * the handle's as __ad_linearize left it; meanwhile __ad_tape_read returns
  * the handle's records in slot order. __ad_linear_rebase maps an
@@ -159,7 +160,8 @@ void __ad_check_not_in_global(const void *arg, const void *global,
 #define AD_LINEAR_TYPEDEF_
 typedef struct ad_linear ad_linear;
 #endif
-ad_linear *__ad_linear_begin(const char *tag, size_t tape_bytes);
+ad_linear *__ad_linear_begin(const char *tag, size_t tape_bytes,
+                             size_t num_shadows);
 void __ad_linear_end(ad_linear *L);
 void *__ad_linear_tape(ad_linear *L);
 void *__ad_linear_shadow_alloc(size_t bytes, size_t align);
@@ -168,6 +170,10 @@ void *__ad_linear_enter(ad_linear *L, const char *tag, const char *marker,
                         void *const *shadows);
 void __ad_linear_leave(ad_linear *L);
 void *__ad_linear_rebase(void *p);
+/* f.fwd of a handle reading a shadow pointer out of the caller's shadow
+ * memory at (placeholder) address `addr`: returns a placeholder for it,
+ * which each application resolves by reading that memory. */
+void *__ad_linear_shadow_load(void *addr);
 /* f.fwd of a handle: a loop block takes its place in the order f.lin reads
  * records in when it starts (the slot), and fills it with its record when
  * it pushes it, at its end. */

@@ -48,6 +48,14 @@ struct ADHandle {
   TapeStorage Saved;    ///< the thread's tape while the handle's is in use
   ClearedRange *Ranges;
   size_t NumRanges, RangeCapacity;
+  // Placeholders K >= NumShadows stand for shadow pointers f.fwd would
+  // have read from the caller's shadow memory: at address Derived[K -
+  // NumShadows] (itself a placeholder address). Each application reads
+  // them into Table, after the caller's own shadows.
+  size_t NumShadows;
+  void **Derived;
+  size_t NumDerived, DerivedCapacity;
+  void **Table;
   // The loop records f.fwd pushed, in the order their blocks started: the
   // order f.lin reads them in (UnzipFwd.cpp, noteRecordOrder).
   void **Records;
@@ -103,7 +111,8 @@ static bool removeLive(ADHandle *H) {
 //===--- Making a handle
 //---------------------------------------------------===//
 
-extern "C" ad_linear *__ad_linear_begin(const char *Tag, size_t TapeBytes) {
+extern "C" ad_linear *__ad_linear_begin(const char *Tag, size_t TapeBytes,
+                                        size_t NumShadows) {
   ADHandle *H = static_cast<ADHandle *>(calloc(1, sizeof(ADHandle)));
   size_t Rounded =
       (TapeBytes + AD_ALLOC_ALIGN - 1) & ~size_t(AD_ALLOC_ALIGN - 1);
@@ -113,6 +122,7 @@ extern "C" ad_linear *__ad_linear_begin(const char *Tag, size_t TapeBytes) {
     __adrt_fatal("out of memory making a handle for %s", Tag);
   H->Tag = Tag;
   H->StaticTape = Tape;
+  H->NumShadows = NumShadows;
   ThreadState &S = __adrt_state;
   if (S.Recording)
     __adrt_fatal("__ad_linearize of %s while the linearization of %s is "
@@ -138,19 +148,26 @@ extern "C" void *__ad_linear_tape(ad_linear *L) {
   return reinterpret_cast<ADHandle *>(L)->StaticTape;
 }
 
+/// Makes room for one more element in \p Array (of \p Count, room for
+/// \p Capacity), for the handle made for \p Tag.
+static void *grow(void *Array, size_t Count, size_t &Capacity, size_t Elem,
+                  const char *Tag) {
+  if (Count < Capacity)
+    return Array;
+  size_t Cap = Capacity ? 2 * Capacity : 16;
+  void *Grown = realloc(Array, Cap * Elem);
+  if (!Grown)
+    __adrt_fatal("out of memory in the handle for %s", Tag);
+  Capacity = Cap;
+  return Grown;
+}
+
 static void noteRange(void *Ptr, size_t Bytes, bool Owned) {
   ADHandle *H = __adrt_state.Recording;
   if (!H)
     __adrt_fatal("derivative code of a handle ran outside __ad_linearize");
-  if (H->NumRanges == H->RangeCapacity) {
-    size_t Cap = H->RangeCapacity ? 2 * H->RangeCapacity : 16;
-    void *Grown = realloc(H->Ranges, Cap * sizeof(ClearedRange));
-    if (!Grown)
-      __adrt_fatal("out of memory noting the shadows of a handle for %s",
-                   H->Tag);
-    H->Ranges = static_cast<ClearedRange *>(Grown);
-    H->RangeCapacity = Cap;
-  }
+  H->Ranges = static_cast<ClearedRange *>(grow(
+      H->Ranges, H->NumRanges, H->RangeCapacity, sizeof(ClearedRange), H->Tag));
   H->Ranges[H->NumRanges++] = ClearedRange{Ptr, Bytes, Owned};
 }
 
@@ -180,21 +197,30 @@ extern "C" unsigned long long __ad_linear_record_slot(void) {
   ADHandle *H = __adrt_state.Recording;
   if (!H)
     __adrt_fatal("derivative code of a handle ran outside __ad_linearize");
-  if (H->NumRecords == H->RecordCapacity) {
-    size_t Cap = H->RecordCapacity ? 2 * H->RecordCapacity : 64;
-    void *Grown = realloc(H->Records, Cap * sizeof(void *));
-    if (!Grown)
-      __adrt_fatal("out of memory noting the records of a handle for %s",
-                   H->Tag);
-    H->Records = static_cast<void **>(Grown);
-    H->RecordCapacity = Cap;
-  }
+  H->Records = static_cast<void **>(grow(
+      H->Records, H->NumRecords, H->RecordCapacity, sizeof(void *), H->Tag));
   H->Records[H->NumRecords] = nullptr;
   return H->NumRecords++;
 }
 
 extern "C" void __ad_linear_record_fill(unsigned long long Slot, void *Record) {
   __adrt_state.Recording->Records[Slot] = Record;
+}
+
+static void *placeholder(size_t K) {
+  if (K >= (uintptr_t(1) << (63 - PlaceholderShift)))
+    __adrt_fatal("too many shadow pointers in one handle");
+  return reinterpret_cast<void *>(PlaceholderBase + (K << PlaceholderShift));
+}
+
+extern "C" void *__ad_linear_shadow_load(void *Addr) {
+  ADHandle *H = __adrt_state.Recording;
+  if (!H)
+    __adrt_fatal("derivative code of a handle ran outside __ad_linearize");
+  H->Derived = static_cast<void **>(grow(
+      H->Derived, H->NumDerived, H->DerivedCapacity, sizeof(void *), H->Tag));
+  H->Derived[H->NumDerived] = Addr;
+  return placeholder(H->NumShadows + H->NumDerived++);
 }
 
 extern "C" void *__adrt_handle_read(size_t Bytes) {
@@ -208,6 +234,27 @@ extern "C" void *__adrt_handle_read(size_t Bytes) {
 
 //===--- Applying a handle
 //-------------------------------------------------===//
+
+/// The caller's \p Shadows followed by the shadow pointers f.fwd stood in
+/// for with placeholders, read now from the caller's shadow memory.
+static void *const *resolveShadows(ADHandle *H, void *const *Shadows) {
+  if (!H->NumDerived)
+    return Shadows;
+  if (!H->Table) {
+    H->Table = static_cast<void **>(
+        malloc((H->NumShadows + H->NumDerived) * sizeof(void *)));
+    if (!H->Table)
+      __adrt_fatal("out of memory in the handle for %s", H->Tag);
+  }
+  for (size_t K = 0; K < H->NumShadows; ++K)
+    H->Table[K] = Shadows[K];
+  // In creation order: an address may be computed from an earlier one.
+  __adrt_state.HandleShadows = H->Table;
+  for (size_t K = 0; K < H->NumDerived; ++K)
+    H->Table[H->NumShadows + K] =
+        *static_cast<void **>(__ad_linear_rebase(H->Derived[K]));
+  return H->Table;
+}
 
 static ADHandle *checkedHandle(ad_linear *L, const char *Tag,
                                const char *Marker) {
@@ -237,7 +284,7 @@ extern "C" void *__ad_linear_enter(ad_linear *L, const char *Tag,
   // to the gradient: zero.
   for (size_t K = 0; K < H->NumRanges; ++K)
     memset(H->Ranges[K].Ptr, 0, H->Ranges[K].Bytes);
-  S.HandleShadows = Shadows;
+  S.HandleShadows = resolveShadows(H, Shadows);
   S.Applying = H;
   H->NextRead = 0;
   return H->StaticTape;
@@ -275,6 +322,8 @@ extern "C" void ad_linear_free(ad_linear *L) {
       free(H->Ranges[K].Ptr);
   free(H->Ranges);
   free(H->Records);
+  free(H->Derived);
+  free(H->Table);
   free(H->StaticTape);
   free(H);
 }

@@ -1,6 +1,6 @@
 //===- HandleLowering.cpp - __ad_linearize, __ad_jvp, __ad_vjp ------------===//
 //
-//   L = __ad_linearize(f, &y, x...)  ->  L = __ad_linear_begin(tag, size)
+//   L = __ad_linearize(f, &y, x...)  ->  L = __ad_linear_begin(tag, size, n)
 //                                        y = f.fwd(x..., placeholders...,
 //                                                  __ad_linear_tape(L))
 //                                        __ad_linear_end(L)
@@ -103,10 +103,14 @@ static bool lowerLinearize(Request &R, Differentiator &D) {
   Type *Ptr = B.getPtrTy(), *I64 = B.getInt64Ty();
   checkArgumentsOutsideGlobals(B, R, {U->Fwd}, D);
   Value *Bytes = B.getInt64(M.getDataLayout().getTypeAllocSize(U->Tape));
-  Value *L = B.CreateCall(runtimeFn(M, "__ad_linear_begin", Ptr, {Ptr, I64}),
-                          {tagString(B, R), Bytes}, "ad.handle");
-  SmallVector<Value *, 8> Args(R.Args);
   uint64_t NumShadows = 0;
+  for (unsigned K = 0; K < R.Act.size(); ++K)
+    NumShadows += R.Act.isDup(K);
+  Value *L = B.CreateCall(
+      runtimeFn(M, "__ad_linear_begin", Ptr, {Ptr, I64, I64}),
+      {tagString(B, R), Bytes, B.getInt64(NumShadows)}, "ad.handle");
+  SmallVector<Value *, 8> Args(R.Args);
+  NumShadows = 0;
   for (unsigned K = 0; K < R.Act.size(); ++K)
     if (R.Act.isDup(K))
       Args.push_back(ConstantExpr::getIntToPtr(

@@ -157,4 +157,17 @@ CallInst *emitHandleRebase(IRBuilderBase &B, Value *Addr) {
 
 bool isHandleRebase(const Instruction &I) { return calls(I, HandleRebaseFn); }
 
+static constexpr StringLiteral HandleShadowLoadFn = "__ad_linear_shadow_load";
+
+CallInst *emitHandleShadowLoad(IRBuilderBase &B, Value *Addr) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  FunctionCallee Fn =
+      M.getOrInsertFunction(HandleShadowLoadFn, B.getPtrTy(), B.getPtrTy());
+  return B.CreateCall(Fn, {Addr});
+}
+
+bool isHandleShadowLoad(const Instruction &I) {
+  return calls(I, HandleShadowLoadFn);
+}
+
 } // namespace ad

@@ -65,6 +65,10 @@ llvm::CallInst *emitCopyTranspose(llvm::IRBuilderBase &B,
 /// current application. Addresses of other memory are left as they are.
 llvm::CallInst *emitHandleRebase(llvm::IRBuilderBase &B, llvm::Value *Addr);
 bool isHandleRebase(const llvm::Instruction &I);
+/// For a handle's f.fwd: a placeholder for the pointer each application
+/// will find at \p Addr, in the caller's shadow memory.
+llvm::CallInst *emitHandleShadowLoad(llvm::IRBuilderBase &B, llvm::Value *Addr);
+bool isHandleShadowLoad(const llvm::Instruction &I);
 
 } // namespace ad
 

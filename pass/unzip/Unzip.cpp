@@ -134,11 +134,9 @@ std::optional<Unzipped> Unzipper::run() {
   D.noteGenerated(Fwd);
   Function *Lin = declareLin();
   D.noteGenerated(Lin);
-  if (!planTape())
+  if (Info.Act.forHandle() && !prepareHandleShadows(Jvp, D))
     return std::nullopt;
-  if (Info.Act.forHandle() &&
-      !checkHandleShadowUses(
-          Jvp, [this](const Value *V) { return isLinear(V); }, D))
+  if (!planTape())
     return std::nullopt;
   // Records of this derivative pushed between the inner derived code's
   // pushes and pops would take their place on the one LIFO runtime tape
