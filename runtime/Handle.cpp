@@ -108,6 +108,22 @@ static bool removeLive(ADHandle *H) {
   return P != nullptr;
 }
 
+/// The most recently freed handles keep their (small) headers, so that
+/// malloc does not give a new handle the address of one just freed: a
+/// stale pointer would then pass for the new handle.
+static constexpr size_t Quarantine = 64;
+static ADHandle *Retired[Quarantine];
+static size_t NextRetired;
+
+static void retire(ADHandle *H) {
+  pthread_mutex_lock(&LiveLock);
+  ADHandle *Oldest = Retired[NextRetired];
+  Retired[NextRetired] = H;
+  NextRetired = (NextRetired + 1) % Quarantine;
+  pthread_mutex_unlock(&LiveLock);
+  free(Oldest);
+}
+
 //===--- Making a handle
 //---------------------------------------------------===//
 
@@ -325,5 +341,5 @@ extern "C" void ad_linear_free(ad_linear *L) {
   free(H->Derived);
   free(H->Table);
   free(H->StaticTape);
-  free(H);
+  retire(H);
 }

@@ -12,6 +12,7 @@
 // RUN: not --crash %t.O2 stale 2>&1 | FileCheck %s --check-prefix=STALE
 // RUN: not --crash %t.O0 stale-vjp 2>&1 | FileCheck %s --check-prefix=SV
 // RUN: not --crash %t.O2 double-free 2>&1 | FileCheck %s --check-prefix=DF
+// RUN: not --crash %t.O2 stale-after-new 2>&1 | FileCheck %s --check-prefix=STALE
 // RUN: not --crash %t.O0 other-function 2>&1 | FileCheck %s --check-prefix=FN
 // RUN: not --crash %t.O2 other-function 2>&1 | FileCheck %s --check-prefix=FN
 // RUN: not --crash %t.O0 other-activity 2>&1 | FileCheck %s --check-prefix=ACT
@@ -47,6 +48,14 @@ int main(int argc, char **argv) {
     // STALE: ADPass runtime: __ad_jvp of 'f' (active, active): the handle is not one __ad_linearize made, or it was freed with ad_linear_free
     // STALE-NOT: jvp
     printf("jvp %g\n", __ad_jvp(f, L, 0.5, 1.0, 2.0, 0.0));
+  }
+  if (!strcmp(what, "stale-after-new")) {
+    // A handle of the same function made right after the free must not
+    // make the stale one valid again (it might reuse its address).
+    ad_linear_free(L);
+    ad_linear *M = __ad_linearize(f, &y, 0.5, 2.0);
+    printf("jvp %g\n", __ad_jvp(f, L, 0.5, 1.0, 2.0, 0.0));
+    ad_linear_free(M);
   }
   if (!strcmp(what, "stale-vjp")) {
     ad_linear_free(L);
