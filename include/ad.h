@@ -76,6 +76,43 @@ float __ad_derivative_f(void *fn, ...) AD_MARKER;
 void __ad_derivative_void(void *fn, ...) AD_MARKER;
 #endif
 
+/* Linearize once, apply many times (docs/api.md):
+ *
+ *   double y;
+ *   ad_linear *L = __ad_linearize(f, &y, x, n);   runs f once, keeps its
+ *                                                 linear map at x
+ *   double dy = __ad_jvp(f, L, x, dx, n);          J dx, as __ad_derivative
+ *   __ad_vjp_void(f, L, 1.0, x, gx, n);            gx += J^T 1, as
+ *                                                 __ad_gradient
+ *   ad_linear_free(L);
+ *
+ * The primal values given to __ad_jvp / __ad_vjp are ignored; the point is
+ * the one given to __ad_linearize. Names beginning with __ad_linearize,
+ * __ad_jvp and __ad_vjp are markers, with variants as for __ad_gradient. */
+#ifndef AD_LINEAR_TYPEDEF_
+#define AD_LINEAR_TYPEDEF_
+typedef struct ad_linear ad_linear;
+#endif
+#ifdef __cplusplus
+ad_linear *__ad_linearize(...) AD_MARKER;
+double __ad_jvp(...) AD_MARKER;
+float __ad_jvp_f(...) AD_MARKER;
+void __ad_jvp_void(...) AD_MARKER;
+double __ad_vjp(...) AD_MARKER;
+float __ad_vjp_f(...) AD_MARKER;
+void __ad_vjp_void(...) AD_MARKER;
+#else
+ad_linear *__ad_linearize(void *fn, ...) AD_MARKER;
+double __ad_jvp(void *fn, ad_linear *L, ...) AD_MARKER;
+float __ad_jvp_f(void *fn, ad_linear *L, ...) AD_MARKER;
+void __ad_jvp_void(void *fn, ad_linear *L, ...) AD_MARKER;
+double __ad_vjp(void *fn, ad_linear *L, ...) AD_MARKER;
+float __ad_vjp_f(void *fn, ad_linear *L, ...) AD_MARKER;
+void __ad_vjp_void(void *fn, ad_linear *L, ...) AD_MARKER;
+#endif
+/* A runtime function: releases everything L holds; NULL is ignored. */
+void ad_linear_free(ad_linear *L);
+
 /* Custom derivatives from a forward rule alone.
  *
  *   double f(double x, double y);                       // may be external

@@ -144,6 +144,49 @@ void __ad_undifferentiable_target(const char *name);
 void __ad_check_not_in_global(const void *arg, const void *global,
                               size_t bytes, const char *name);
 
+/*--- Handles (__ad_linearize, __ad_jvp, __ad_vjp) -------------------------*/
+/* Called by code the pass generates for the handle markers of ad.h, never by
+ * users. __ad_linear_begin makes a handle for the function and activity
+ * `tag` names, with a static tape of `tape_bytes`, and installs its (empty)
+ * runtime tape as this thread's until __ad_linear_end; meanwhile f.fwd
+ * notes on it the heap shadows it allocates (__ad_linear_shadow_alloc:
+ * zeroed, aligned to `align` if more than 16, freed by ad_linear_free) and
+ * the local shadows in its tapes (__ad_linear_clear_on_apply). Before each
+ * application, __ad_linear_enter checks the handle (live, made for `tag`;
+ * otherwise aborts with a message naming `marker` and both functions),
+ * installs its tape, clears the noted shadows and takes `shadows`, the
+ * caller's `num_shadows` shadow pointers in parameter order, for
+ * __ad_linear_rebase; it
+ * returns the static tape. __ad_linear_leave restores the thread's tape and
+ * the handle's as __ad_linearize left it; meanwhile __ad_tape_read returns
+ * the handle's records in slot order. __ad_linear_rebase maps an
+ * address f.fwd computed from placeholder shadows to the caller's. */
+#ifndef AD_LINEAR_TYPEDEF_
+#define AD_LINEAR_TYPEDEF_
+typedef struct ad_linear ad_linear;
+#endif
+ad_linear *__ad_linear_begin(const char *tag, size_t tape_bytes,
+                             size_t num_shadows);
+void __ad_linear_end(ad_linear *L);
+void *__ad_linear_tape(ad_linear *L);
+void *__ad_linear_shadow_alloc(size_t bytes, size_t align);
+void __ad_linear_clear_on_apply(void *ptr, size_t bytes);
+void *__ad_linear_enter(ad_linear *L, const char *tag, const char *marker,
+                        void *const *shadows);
+void __ad_linear_leave(ad_linear *L);
+void *__ad_linear_rebase(void *p);
+/* f.fwd of a handle reading a shadow pointer out of the caller's shadow
+ * memory at (placeholder) address `addr`: returns a placeholder for it,
+ * which each application resolves by reading that memory. */
+void *__ad_linear_shadow_load(void *addr);
+/* f.fwd of a handle: a loop block takes its place in the order f.lin reads
+ * records in when it starts (the slot), and fills it with its record when
+ * it pushes it, at its end. */
+unsigned long long __ad_linear_record_slot(void);
+void __ad_linear_record_fill(unsigned long long slot, void *record);
+/* Releases everything a handle holds (also declared in ad.h). */
+void ad_linear_free(ad_linear *L);
+
 /*--- Special functions -----------------------------------------------------*/
 /* Called by derivative code (lgamma' = digamma, tgamma' = tgamma digamma,
  * digamma' = trigamma); usable directly too. Poles: digamma(+0) = -inf,

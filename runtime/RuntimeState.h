@@ -65,9 +65,34 @@ struct ThreadState {
   void **FreedShadows;
   size_t FreedCapacity; ///< Slots; 0 or a power of two.
   size_t FreedCount;    ///< Pointers in the set.
+  // Handles (Handle.cpp): the handle whose f.fwd is running (its heap
+  // shadows and local shadows are noted on it), and the shadows the
+  // caller of __ad_jvp / __ad_vjp passed, which stand in for the
+  // placeholder shadow addresses f.fwd put on the handle's tape.
+  struct ADHandle *Recording;
+  void *const *HandleShadows;
+  struct ADHandle *Applying; ///< its f.lin reads records in its order
+};
+
+/// The storage of one tape, as ThreadState holds it: what a handle keeps of
+/// its own tape while it is not installed (Handle.cpp).
+struct TapeStorage {
+  char *Top, *Limit, *Base;
+  TapeChunk *Current;
+  size_t BytesBelow;
 };
 
 extern "C" {
+/// Exchanges this thread's tape with \p Other: pushes, pops and reads then
+/// work on the tape \p Other held, until the next exchange (Tape.cpp).
+ADRT_HIDDEN void __adrt_tape_exchange(TapeStorage *Other);
+/// Frees every chunk of a tape that is not installed.
+ADRT_HIDDEN void __adrt_tape_free_storage(TapeStorage *T);
+/// __ad_tape_read while a handle is applied: the handle's next record.
+ADRT_HIDDEN void *__adrt_handle_read(size_t Bytes);
+/// Puts this thread's read cursor at the first record of its tape.
+ADRT_HIDDEN void __adrt_tape_read_from_bottom(void);
+
 /// This thread's state. The initial-exec TLS model makes every access one
 /// %fs-relative load with no call to __tls_get_addr, which matters on the
 /// push/pop fast path. Its cost: a shared object that links this archive and

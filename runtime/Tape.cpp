@@ -329,6 +329,8 @@ extern "C" void *__ad_tape_read_position(void) {
 
 extern "C" void *__ad_tape_read(size_t Bytes) {
   ThreadState &S = __adrt_state;
+  if (S.Applying)
+    return __adrt_handle_read(Bytes);
   size_t Size = alignToTape(Bytes);
   while (S.ReadChunk && Size > size_t(recordsEnd(S, S.ReadChunk) - S.ReadPos)) {
     if (S.ReadChunk == S.Current)
@@ -427,3 +429,38 @@ extern "C" void __ad_tape_release(void) {
   else
     freeChunksAbove(S.Current);
 }
+
+//===----------------------------------------------------------------------===//
+// Tapes of handles
+//===----------------------------------------------------------------------===//
+// A handle (Handle.cpp) keeps a tape of its own, which outlives the calls
+// that fill and read it and may move between threads: it is exchanged with
+// the thread's tape while the handle's derived code runs.
+
+extern "C" void __adrt_tape_exchange(TapeStorage *Other) {
+  ThreadState &S = __adrt_state;
+  foldPeak(S);
+  TapeStorage Mine{S.Top, S.Limit, S.Base, S.Current, S.BytesBelow};
+  S.Top = S.HighWater = Other->Top;
+  S.Limit = Other->Limit;
+  S.Base = Other->Base;
+  S.Current = Other->Current;
+  S.BytesBelow = Other->BytesBelow;
+  S.ReadChunk = nullptr;
+  S.ReadPos = nullptr;
+  *Other = Mine;
+}
+
+extern "C" void __adrt_tape_free_storage(TapeStorage *T) {
+  if (TapeChunk *C = T->Current) {
+    freeChunksAbove(C);
+    while (C) {
+      TapeChunk *Prev = C->Prev;
+      free(C);
+      C = Prev;
+    }
+  }
+  *T = TapeStorage{};
+}
+
+extern "C" void __adrt_tape_read_from_bottom(void) { __ad_tape_seek(nullptr); }

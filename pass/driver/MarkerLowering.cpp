@@ -3,6 +3,8 @@
 #include "driver/CustomRules.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
+#include "driver/HandleLowering.h"
+#include "driver/LoweringHelpers.h"
 #include "driver/TapeRemarks.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
@@ -131,8 +133,8 @@ static Type *markerResultType(CallBase &Marker) {
 /// output tangent (forward mode), of types \p Tys. Checks that the marker
 /// was declared to return something with that memory image, before any code
 /// is generated. False after reporting.
-static bool checkResultType(CallBase &Marker, ArrayRef<Type *> Tys,
-                            Diagnostics &Diags) {
+bool checkResultType(CallBase &Marker, ArrayRef<Type *> Tys,
+                     Diagnostics &Diags) {
   Type *Target = markerResultType(Marker);
   if (Target->isVoidTy() || Tys.empty())
     return true;
@@ -160,7 +162,7 @@ static bool checkResultType(CallBase &Marker, ArrayRef<Type *> Tys,
 
 /// Makes the marker's result from \p Values (types already checked) and
 /// replaces its uses.
-static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
+void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
   Type *Target = markerResultType(Marker);
   if (Target->isVoidTy())
     return;
@@ -193,7 +195,7 @@ static void emitResult(CallBase &Marker, ArrayRef<Value *> Values) {
 /// call. For a gradient those of f.fwd too: f.rev may reach a shadow only
 /// through an address f.fwd put on the tape (at -O0, a pointer chosen
 /// between two globals, a _Thread_local global).
-static SmallSetVector<GlobalVariable *, 4>
+SmallSetVector<GlobalVariable *, 4>
 globalShadowsUsedBy(ArrayRef<Function *> Derived, Differentiator &D) {
   SmallSetVector<GlobalVariable *, 4> Shadows;
   for (Function *F : Derived)
@@ -205,9 +207,8 @@ globalShadowsUsedBy(ArrayRef<Function *> Derived, Differentiator &D) {
 /// contents when the derived code starts, or the cotangents when it ends,
 /// are zero (GlobalShadows.h), whatever the previous request left in their
 /// \p Shadows. Clears them at \p B.
-static void zeroGlobalShadows(IRBuilder<> &B,
-                              ArrayRef<GlobalVariable *> Shadows,
-                              Differentiator &D) {
+void zeroGlobalShadows(IRBuilder<> &B, ArrayRef<GlobalVariable *> Shadows,
+                       Differentiator &D) {
   const DataLayout &DL = D.module().getDataLayout();
   for (GlobalVariable *S : Shadows)
     B.CreateMemSet(S, B.getInt8(0), DL.getTypeAllocSize(S->getValueType()),
@@ -259,9 +260,9 @@ static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
 /// of the \p Globals the \p Derived functions use by name, and aborts with
 /// a message. So are the pointers f reads on entry from the memory such an
 /// argument points to (Box b = {G}; f(&b)).
-static void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
-                                         ArrayRef<Function *> Derived,
-                                         Differentiator &D) {
+void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
+                                  ArrayRef<Function *> Derived,
+                                  Differentiator &D) {
   SmallSetVector<GlobalVariable *, 4> Globals;
   for (Function *F : Derived)
     Globals.set_union(D.globals().dataUsedByNameFrom(*F));
@@ -324,7 +325,7 @@ static bool usesRuntimeTape(Module &M, ArrayRef<Function *> Roots,
 }
 
 /// The types of a gradient's parts: those of \p R's active parameters.
-static SmallVector<Type *, 8> gradientTypes(const Request &R) {
+SmallVector<Type *, 8> gradientTypes(const Request &R) {
   SmallVector<Type *, 8> GradTys;
   for (Argument &A : R.Fn->args())
     if (R.Act.isActive(A.getArgNo()))
@@ -685,7 +686,9 @@ static void lowerRequest(Module &M, CallBase *Marker, unsigned Level,
   if (R)
     R->Act = R->Act.atLevel(Level);
   D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
-  bool Ok = R && (R->Reverse ? lowerGradient(*R, D) : lowerDerivative(*R, D));
+  bool Ok = R && (R->Op != HandleOp::None ? lowerHandleRequest(*R, D)
+                  : R->Reverse            ? lowerGradient(*R, D)
+                                          : lowerDerivative(*R, D));
   D.endRequest(Ok);
   if (!Ok && !Marker->getType()->isVoidTy())
     Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
@@ -726,8 +729,10 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
       byNestingLevel(M, Markers, Reach, D.rules());
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
-  D.setJvpsDisposable(llvm::all_of(
-      Markers, [](CallBase *Marker) { return isGradientMarker(*Marker); }));
+  // (Handle markers, like gradients, only use what unzipping makes.)
+  D.setJvpsDisposable(llvm::all_of(Markers, [](CallBase *Marker) {
+    return isGradientMarker(*Marker) || handleOpOf(*Marker) != HandleOp::None;
+  }));
   unsigned CurrentLevel = 0;
   for (auto [Marker, Level] : Order) {
     if (Level != CurrentLevel)

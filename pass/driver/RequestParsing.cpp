@@ -24,11 +24,28 @@ namespace ad {
 
 static constexpr StringLiteral GradientPrefix = "__ad_gradient";
 static constexpr StringLiteral DerivativePrefix = "__ad_derivative";
+static constexpr StringLiteral LinearizePrefix = "__ad_linearize";
+static constexpr StringLiteral JvpPrefix = "__ad_jvp";
+static constexpr StringLiteral VjpPrefix = "__ad_vjp";
 static constexpr StringLiteral ConstTag = "__ad_const_tag";
 static constexpr StringLiteral DupTag = "__ad_dup_tag";
 
 bool isMarkerName(StringRef Name) {
-  return Name.starts_with(GradientPrefix) || Name.starts_with(DerivativePrefix);
+  return Name.starts_with(GradientPrefix) ||
+         Name.starts_with(DerivativePrefix) ||
+         Name.starts_with(LinearizePrefix) || Name.starts_with(JvpPrefix) ||
+         Name.starts_with(VjpPrefix);
+}
+
+HandleOp handleOpOf(const CallBase &Marker) {
+  StringRef Name = Marker.getCalledFunction()->getName();
+  if (Name.starts_with(LinearizePrefix))
+    return HandleOp::Linearize;
+  if (Name.starts_with(JvpPrefix))
+    return HandleOp::Jvp;
+  if (Name.starts_with(VjpPrefix))
+    return HandleOp::Vjp;
+  return HandleOp::None;
 }
 
 bool isMarker(const Function &F) {
@@ -36,7 +53,8 @@ bool isMarker(const Function &F) {
 }
 
 bool isGradientMarker(const CallBase &Marker) {
-  return Marker.getCalledFunction()->getName().starts_with(GradientPrefix);
+  StringRef Name = Marker.getCalledFunction()->getName();
+  return Name.starts_with(GradientPrefix) || Name.starts_with(VjpPrefix);
 }
 
 bool hasSRet(const CallBase &CB) {
@@ -126,7 +144,8 @@ static bool areComplexHalves(Value *Re, Value *Im) {
 void markWholeComplexArguments(Function &Marker) {
   for (User *U : Marker.users()) {
     auto *CB = dyn_cast<CallBase>(U);
-    if (!CB || CB->getCalledFunction() != &Marker || isGradientMarker(*CB))
+    if (!CB || CB->getCalledFunction() != &Marker || isGradientMarker(*CB) ||
+        handleOpOf(*CB) == HandleOp::Linearize)
       continue;
     for (unsigned K = 1; K + 1 < CB->arg_size(); ++K)
       if (areComplexHalves(CB->getArgOperand(K), CB->getArgOperand(K + 1)))
@@ -352,8 +371,25 @@ public:
       : R(R), Diags(Diags),
         MarkerName(R.Marker->getCalledFunction()->getName()),
         FnName(displayName(*R.Fn)),
-        Dec(*R.Marker, (hasSRet(*R.Marker) ? 1 : 0) + 1, Diags, MarkerName,
-            FnName) {}
+        Dec(*R.Marker, (hasSRet(*R.Marker) ? 1 : 0) + 1 + leadingArgs(R), Diags,
+            MarkerName, FnName) {}
+
+  /// The arguments of a handle marker between the function and f's own:
+  /// __ad_linearize's result pointer, the handle, __ad_vjp's cotangent.
+  static unsigned leadingArgs(const Request &R) {
+    Type *RetTy = R.Fn->getReturnType();
+    switch (R.Op) {
+    case HandleOp::None:
+      return 0;
+    case HandleOp::Linearize:
+      return RetTy->isVoidTy() ? 0 : 1;
+    case HandleOp::Jvp:
+      return 1;
+    case HandleOp::Vjp:
+      return RetTy->isFloatingPointTy() ? 2 : 1;
+    }
+    llvm_unreachable("unknown handle marker");
+  }
 
   /// Matches every parameter, then checks that no argument is left over.
   /// False after reporting.
@@ -386,7 +422,8 @@ private:
       return false;
     }
     if (P.getType()->isPointerTy() && Tag != ConstTag)
-      return matchPointerAndShadow(P);
+      return R.Op == HandleOp::Linearize ? matchPointerOnly(P)
+                                         : matchPointerAndShadow(P);
     return matchValue(P, /*Tagged=*/Tag.has_value());
   }
 
@@ -409,6 +446,16 @@ private:
     R.ResultInMemory = P.getParamStructRetType();
     R.Args.push_back(nullptr);
     R.Extras.push_back(nullptr);
+    Roles.push_back(ArgRole::Dup);
+    return true;
+  }
+
+  /// __ad_linearize: a pointer with a shadow, which comes later.
+  bool matchPointerOnly(Argument &P) {
+    Value *Ptr = Dec.take(P.getType(), P.getArgNo(), "the pointer");
+    if (!Ptr)
+      return false;
+    R.Args.push_back(Ptr);
     Roles.push_back(ArgRole::Dup);
     return true;
   }
@@ -510,13 +557,65 @@ private:
 
 } // namespace
 
+/// The arguments of handle marker \p R between the function and f's own
+/// (ParameterMatcher::leadingArgs). False after reporting.
+static bool parseHandleLead(Request &R, Diagnostics &Diags) {
+  CallBase &Marker = *R.Marker;
+  StringRef MarkerName = Marker.getCalledFunction()->getName();
+  std::string FnName = displayName(*R.Fn);
+  Type *RetTy = R.Fn->getReturnType();
+  if (R.Fn->arg_size() && R.Fn->getArg(0)->hasStructRetAttr()) {
+    Diags.errorAtRequest(MarkerName + ": '" + FnName +
+                         "' returns a struct in memory, which a handle does "
+                         "not support: write the struct through a pointer "
+                         "parameter instead");
+    return false;
+  }
+  unsigned Next = (hasSRet(Marker) ? 1 : 0) + 1;
+  auto Missing = [&](const char *What) {
+    Diags.errorAtRequest(MarkerName + ": too few arguments: " + What +
+                         " must follow '" + FnName + "'");
+    return false;
+  };
+  bool WantsLead = R.Op != HandleOp::Linearize || !RetTy->isVoidTy();
+  if (WantsLead) {
+    const char *What = R.Op == HandleOp::Linearize
+                           ? "the address where its result goes"
+                           : "the handle __ad_linearize returned";
+    if (Marker.arg_size() <= Next)
+      return Missing(What);
+    R.Lead = Marker.getArgOperand(Next++);
+    if (!R.Lead->getType()->isPointerTy() || tagOf(R.Lead)) {
+      Diags.errorAtRequest(MarkerName + ": " + What + " must follow '" +
+                           FnName + "', but " + cTypeName(R.Lead->getType()) +
+                           " was passed");
+      return false;
+    }
+  }
+  if (R.Op == HandleOp::Vjp && RetTy->isFloatingPointTy()) {
+    if (Marker.arg_size() <= Next)
+      return Missing("the cotangent of its result");
+    Value *Ct = Marker.getArgOperand(Next);
+    if (!Ct->getType()->isFloatingPointTy()) {
+      Diags.errorAtRequest(MarkerName + ": the cotangent of the result of '" +
+                           FnName + "' must be " + cTypeName(RetTy) + ", but " +
+                           cTypeName(Ct->getType()) + " was passed");
+      return false;
+    }
+    IRBuilder<> B(&Marker);
+    R.Cotangent = B.CreateFPCast(Ct, RetTy);
+  }
+  return true;
+}
+
 std::optional<Request> parseRequest(CallBase &Marker, Diagnostics &Diags,
                                     const CustomRules &Rules) {
   Request R;
   R.Marker = &Marker;
-  R.Reverse = isGradientMarker(Marker);
+  R.Op = handleOpOf(Marker);
+  R.Reverse = isGradientMarker(Marker) || R.Op == HandleOp::Linearize;
   R.Fn = findDifferentiableFunction(Marker, Diags, Rules);
-  if (!R.Fn)
+  if (!R.Fn || (R.Op != HandleOp::None && !parseHandleLead(R, Diags)))
     return std::nullopt;
   ParameterMatcher Matcher(R, Diags);
   if (!Matcher.matchAll())

@@ -21,9 +21,20 @@ namespace ad {
 class CustomRules;
 class Diagnostics;
 
+/// The handle markers (Linearize once, apply many times in docs/api.md).
+enum class HandleOp { None, Linearize, Jvp, Vjp };
+
 struct Request {
   llvm::CallBase *Marker = nullptr;
-  bool Reverse = true; ///< __ad_gradient (else __ad_derivative)
+  /// __ad_gradient and __ad_vjp (else __ad_derivative, __ad_jvp and, with
+  /// no shadows at all, __ad_linearize)
+  bool Reverse = true;
+  HandleOp Op = HandleOp::None;
+  /// __ad_linearize: where f's result goes (null for a void f);
+  /// __ad_jvp / __ad_vjp: the handle.
+  llvm::Value *Lead = nullptr;
+  /// __ad_vjp of f with a float/double result: its cotangent.
+  llvm::Value *Cotangent = nullptr;
   llvm::Function *Fn = nullptr;
   Activity Act;
   llvm::SmallVector<llvm::Value *, 8> Args; ///< one per parameter of Fn
@@ -43,6 +54,8 @@ bool isMarkerName(llvm::StringRef Name);
 bool isMarker(const llvm::Function &F);
 /// A reverse-mode request (__ad_gradient*); the others are forward mode.
 bool isGradientMarker(const llvm::CallBase &Marker);
+/// Which handle marker \p Marker is, if any.
+HandleOp handleOpOf(const llvm::CallBase &Marker);
 /// Whether \p CB hands its result back through memory (its first argument),
 /// so that the function to differentiate is its second argument.
 bool hasSRet(const llvm::CallBase &CB);

@@ -192,11 +192,12 @@ const char *LinearityChecker::checkNonLinear(const Instruction &I) const {
   // f.lin's non-linear code reads the tape and counts iterations; f.rev
   // rebuilds what it needs of it (and reports anything it cannot).
   // Pure intrinsics are recomputed coefficients (Unzip rematerializes them).
-  // So are math calls on scalars (exp of a value read again).
+  // So are math calls on scalars (exp of a value read again), and a
+  // handle's rebasing of the shadow addresses it reads.
   if (Kind == DerivedKind::Lin && isa<CallBase>(I) &&
       !isTapeCall(&I, TapeOp::Read) &&
       !(isa<IntrinsicInst>(I) && cast<CallBase>(I).doesNotAccessMemory()) &&
-      !isScalarMathCall(I, /*TLI=*/nullptr))
+      !isScalarMathCall(I, /*TLI=*/nullptr) && !isHandleRebase(I))
     return "a linear function runs primal code (a call)";
   return nullptr;
 }

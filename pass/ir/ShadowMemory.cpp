@@ -135,4 +135,39 @@ CallInst *emitCopyTranspose(IRBuilderBase &B, const MemTransferInst &Copy,
   return B.CreateCall(Fn, {Dst, Src, B.CreateZExtOrTrunc(Len, SizeTy)});
 }
 
+static constexpr StringLiteral HandleRebaseFn = "__ad_linear_rebase";
+
+CallInst *emitHandleRebase(IRBuilderBase &B, Value *Addr) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  Function *Rebase = M.getFunction(HandleRebaseFn);
+  if (!Rebase) {
+    Rebase =
+        Function::Create(FunctionType::get(B.getPtrTy(), {B.getPtrTy()}, false),
+                         GlobalValue::ExternalLinkage, HandleRebaseFn, M);
+    // It reads the runtime's per-thread shadows only: calls with the same
+    // address may be merged and hoisted.
+    Rebase->setMemoryEffects(
+        MemoryEffects::inaccessibleMemOnly(ModRefInfo::Ref));
+    Rebase->setDoesNotThrow();
+    Rebase->addFnAttr(Attribute::WillReturn);
+    Rebase->addFnAttr(Attribute::NoSync);
+  }
+  return B.CreateCall(Rebase, {Addr}, Addr->getName() + ".shadow");
+}
+
+bool isHandleRebase(const Instruction &I) { return calls(I, HandleRebaseFn); }
+
+static constexpr StringLiteral HandleShadowLoadFn = "__ad_linear_shadow_load";
+
+CallInst *emitHandleShadowLoad(IRBuilderBase &B, Value *Addr) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  FunctionCallee Fn =
+      M.getOrInsertFunction(HandleShadowLoadFn, B.getPtrTy(), B.getPtrTy());
+  return B.CreateCall(Fn, {Addr});
+}
+
+bool isHandleShadowLoad(const Instruction &I) {
+  return calls(I, HandleShadowLoadFn);
+}
+
 } // namespace ad

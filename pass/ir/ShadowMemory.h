@@ -60,6 +60,16 @@ llvm::CallInst *emitCopyTranspose(llvm::IRBuilderBase &B,
                                   llvm::Value *Dst, llvm::Value *Src,
                                   llvm::Value *Len);
 
+/// For a handle (runtime/Handle.cpp): \p Addr, an address f.fwd computed
+/// from placeholder shadows, as the same offset from the shadows of the
+/// current application. Addresses of other memory are left as they are.
+llvm::CallInst *emitHandleRebase(llvm::IRBuilderBase &B, llvm::Value *Addr);
+bool isHandleRebase(const llvm::Instruction &I);
+/// For a handle's f.fwd: a placeholder for the pointer each application
+/// will find at \p Addr, in the caller's shadow memory.
+llvm::CallInst *emitHandleShadowLoad(llvm::IRBuilderBase &B, llvm::Value *Addr);
+bool isHandleShadowLoad(const llvm::Instruction &I);
+
 } // namespace ad
 
 #endif

@@ -110,6 +110,28 @@ dynamicAllocaEnds(AllocaInst &AI, const DominatorTree &DT) {
 /// shadow could not. It is freed where the stack gives AI's storage back
 /// (forward mode), or noted there and freed where f.rev walks back past
 /// AI (reverse mode).
+/// For a handle, the shadows of f's heap memory belong to the handle: they
+/// are noted on it when f.fwd allocates them, cleared before each
+/// application and freed with the handle (runtime/Handle.cpp).
+Value *Linearizer::allocateShadow(IRBuilderBase &B, Value *Size, Value *Align) {
+  if (!Act.forHandle())
+    return emitShadowAllocation(B, Size, Align);
+  Module &M = *B.GetInsertBlock()->getModule();
+  Type *SizeTy = Size->getType();
+  FunctionCallee Alloc = M.getOrInsertFunction("__ad_linear_shadow_alloc",
+                                               B.getPtrTy(), SizeTy, SizeTy);
+  Value *A =
+      Align ? B.CreateZExtOrTrunc(Align, SizeTy) : ConstantInt::get(SizeTy, 0);
+  return B.CreateCall(Alloc, {Size, A});
+}
+
+/// The shadow dies with the primal memory (forward mode; a no-op in
+/// reverse mode), except a handle's, which later applications read.
+void Linearizer::releaseShadow(IRBuilderBase &B, Value *S) {
+  if (!Act.forHandle())
+    markLinear(emitShadowFree(B, S));
+}
+
 void Linearizer::linearizeDynamicAlloca(AllocaInst &AI) {
   DominatorTree DT(*AI.getFunction());
   SmallVector<Instruction *, 4> Ends = dynamicAllocaEnds(AI, DT);
@@ -128,7 +150,7 @@ void Linearizer::linearizeDynamicAlloca(AllocaInst &AI) {
   Value *Align = AI.getAlign().value() > 16
                      ? ConstantInt::get(SizeTy, AI.getAlign().value())
                      : nullptr;
-  Value *S = emitShadowAllocation(B, Size, Align);
+  Value *S = allocateShadow(B, Size, Align);
   S->setName(AI.getName() + ".shadow");
   Shadow[&AI] = S;
   markLinear(emitShadowLive(B, S));
@@ -149,7 +171,7 @@ void Linearizer::linearizeDynamicAlloca(AllocaInst &AI) {
     B.SetInsertPoint(End);
     Value *Freed =
         DT.dominates(&AI, End) ? S : B.CreateLoad(S->getType(), Slot);
-    markLinear(emitShadowFree(B, Freed));
+    releaseShadow(B, Freed);
   }
 }
 
@@ -159,7 +181,7 @@ void Linearizer::linearizeAllocation(CallBase &CB) {
   if (!Size)
     return fail(CB, "cannot differentiate this allocation function: not "
                     "supported yet");
-  Value *S = emitShadowAllocation(B, Size, allocationAlignment(B, CB));
+  Value *S = allocateShadow(B, Size, allocationAlignment(B, CB));
   S->setName(CB.getName() + ".shadow");
   Shadow[&CB] = S;
   // Linear: transposes to freeing the shadow once f.rev has walked back
@@ -181,13 +203,14 @@ void Linearizer::linearizeOutParamAllocation(CallBase &CB) {
   if (!OutShadow)
     return;
   IRBuilder<> B(CB.getNextNode());
-  Value *S = emitShadowAllocation(B, allocationSize(B, CB),
-                                  allocationAlignment(B, CB));
+  Value *S =
+      allocateShadow(B, allocationSize(B, CB), allocationAlignment(B, CB));
   S->setName("memalign.shadow");
   Type *Ptr = S->getType();
   Value *Null = Constant::getNullValue(Ptr);
   Value *Failed = B.CreateICmpNE(&CB, Constant::getNullValue(CB.getType()));
-  emitShadowFree(B, B.CreateSelect(Failed, S, Null));
+  if (!Act.forHandle()) // a handle's shadows are the handle's to free
+    emitShadowFree(B, B.CreateSelect(Failed, S, Null));
   Value *Old = B.CreateLoad(Ptr, OutShadow);
   B.CreateStore(B.CreateSelect(Failed, Old, S), OutShadow);
   markLinear(emitShadowLive(B, B.CreateSelect(Failed, Null, S)));
@@ -204,7 +227,7 @@ void Linearizer::linearizeDeallocation(CallBase &CB) {
   // linear: Unzip leaves it to f.lin (f.rev still needs the shadow) and
   // its transpose is a no-op.
   IRBuilder<> B(CB.getNextNode());
-  markLinear(emitShadowFree(B, S));
+  releaseShadow(B, S);
 }
 
 } // namespace ad

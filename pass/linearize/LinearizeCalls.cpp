@@ -416,11 +416,13 @@ void Linearizer::linearizeUserCall(CallBase &CB, Function &Callee,
   bool NeedsResultShadow = isPointerLike(CB.getType()) && isShadowed(&CB) &&
                            differentiatedFromBody(&Callee, D.rules()) &&
                            !onlyIntegersAccessedThrough(CB);
-  // A checkpointed callee with a rule of its own follows the rule.
+  // A checkpointed callee with a rule of its own follows the rule. A
+  // handle's f.lin and f.rev run many times: there the call is taped.
   Activity CalleeAct =
-      Activity(Roles, NeedsResultShadow, Act.level())
+      Activity(Roles, NeedsResultShadow, Act.level(), Act.forHandle())
           .withCheckpoint(D.rules().isCheckpointed(Callee) &&
-                          !D.rules().customJvp(Callee) && !NeedsResultShadow);
+                          !D.rules().customJvp(Callee) && !NeedsResultShadow &&
+                          !Act.forHandle());
   // Only zero tangents flow in, none through globals, and no shadow is
   // needed of the result: the call stays primal code.
   if (CalleeAct.numActive() == 0 && !llvm::is_contained(Roles, ArgRole::Dup) &&

@@ -93,6 +93,9 @@ private:
   void applyRule(llvm::Instruction &I, const JvpRule &R);
   void applyLinearStructure(llvm::Instruction &I,
                             llvm::ArrayRef<unsigned> DataOps);
+  llvm::Value *allocateShadow(llvm::IRBuilderBase &B, llvm::Value *Size,
+                              llvm::Value *Align);
+  void releaseShadow(llvm::IRBuilderBase &B, llvm::Value *S);
   void linearizeCall(llvm::CallBase &CB);
   /// \p EvenWithoutActiveArgs: the callee may access active globals, or
   /// its pointer result must have a shadow, so it is differentiated even

@@ -256,7 +256,15 @@ void Linearizer::linearizeAddress(Instruction &I) {
     S->setAlignment(AI->getAlign());
     markWith(S, ShadowAllocaMD);
     const DataLayout &DL = J->getParent()->getDataLayout();
-    B.CreateMemSet(S, B.getInt8(0), *S->getAllocationSize(DL), S->getAlign());
+    Value *Bytes = B.getInt64(*S->getAllocationSize(DL));
+    B.CreateMemSet(S, B.getInt8(0), Bytes, S->getAlign());
+    // A handle applies f.lin and f.rev many times on this shadow (a field of
+    // its tape): each application starts from zero, as f.fwd leaves it.
+    if (Act.forHandle())
+      B.CreateCall(J->getParent()->getOrInsertFunction(
+                       "__ad_linear_clear_on_apply", B.getVoidTy(),
+                       B.getPtrTy(), B.getInt64Ty()),
+                   {S, Bytes});
     Shadow[&I] = S;
     return;
   }

@@ -59,6 +59,8 @@ Activity Activity::defaultFor(const Function &F) {
 
 /// Ends str() when the return role is set; no ArgRole uses it.
 static constexpr char ShadowReturnMark = 'r';
+/// Follows the checkpoint mark in str() for a handle; no ArgRole uses it.
+static constexpr char HandleMark = 'h';
 /// Precedes the level in str() when it is not 0; no ArgRole uses it.
 static constexpr char LevelMark = 'L';
 /// Follows the return role in str() for a checkpointed call; no ArgRole
@@ -85,6 +87,8 @@ std::string Activity::str() const {
     S.push_back(ShadowReturnMark);
   if (Checkpoint)
     S.push_back(CheckpointMark);
+  if (ForHandle)
+    S.push_back(HandleMark);
   if (Level)
     S += LevelMark + std::to_string(Level);
   return S;
@@ -95,12 +99,13 @@ Activity Activity::parse(StringRef S) {
   unsigned Level = 0;
   if (!LevelDigits.empty())
     LevelDigits.getAsInteger(10, Level);
+  bool ForHandle = Head.consume_back(StringRef(&HandleMark, 1));
   bool Checkpoint = Head.consume_back(StringRef(&CheckpointMark, 1));
   bool ShadowReturn = Head.consume_back(StringRef(&ShadowReturnMark, 1));
   SmallVector<ArgRole, 8> Roles;
   for (char C : Head)
     Roles.push_back(static_cast<ArgRole>(C));
-  return Activity(std::move(Roles), ShadowReturn, Level)
+  return Activity(std::move(Roles), ShadowReturn, Level, ForHandle)
       .withCheckpoint(Checkpoint);
 }
 

@@ -32,8 +32,10 @@ class Activity {
 public:
   Activity() = default;
   explicit Activity(llvm::SmallVector<ArgRole, 8> Roles,
-                    bool ShadowReturn = false, unsigned Level = 0)
-      : Roles(std::move(Roles)), ShadowReturn(ShadowReturn), Level(Level) {}
+                    bool ShadowReturn = false, unsigned Level = 0,
+                    bool ForHandle = false)
+      : Roles(std::move(Roles)), ShadowReturn(ShadowReturn), Level(Level),
+        ForHandle(ForHandle) {}
 
   /// Every float/double parameter active, every pointer with a shadow,
   /// integers constant: what __ad_gradient(f, ...) without annotations asks
@@ -82,13 +84,25 @@ public:
     A.Checkpoint = C;
     return A;
   }
+  /// Derived functions for a handle (__ad_linearize): f.fwd gets
+  /// placeholder shadows and f.lin / f.rev the caller's (Handle.cpp in the
+  /// runtime), nothing is read again from memory in f.rev, and f.fwd notes
+  /// the shadows of f's own memory on the handle. Callees inherit it.
+  bool forHandle() const { return ForHandle; }
+  Activity asHandle(bool H = true) const {
+    Activity A(*this);
+    A.ForHandle = H;
+    return A;
+  }
   /// "ac" for (active, constant), "acr" with the return role, "ack"
-  /// checkpointed, "acL1" at level 1: used in derived function names.
+  /// checkpointed, "ach" for a handle, "acL1" at level 1: used in derived
+  /// function names.
   std::string str() const;
   static Activity parse(llvm::StringRef S);
   bool operator==(const Activity &O) const {
     return Roles == O.Roles && ShadowReturn == O.ShadowReturn &&
-           Checkpoint == O.Checkpoint && Level == O.Level;
+           Checkpoint == O.Checkpoint && Level == O.Level &&
+           ForHandle == O.ForHandle;
   }
 
 private:
@@ -96,6 +110,7 @@ private:
   bool ShadowReturn = false;
   bool Checkpoint = false;
   unsigned Level = 0;
+  bool ForHandle = false;
 };
 
 /// Types whose values can carry a tangent: floating point (not long

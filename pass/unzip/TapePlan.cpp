@@ -423,14 +423,15 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
       Value *Record = arrayElement(B, Loops.Arrays.lookup(AL).first,
                                    Layout.Records[AL->L->getHeader()].Ty,
                                    Loops.Counters.lookup(AL));
-      return B.CreateLoad(T, slotAddress(B, Leaf->second, TapePtr, Record),
-                          V->getName());
+      return rebaseForHandle(
+          B, B.CreateLoad(T, slotAddress(B, Leaf->second, TapePtr, Record),
+                          V->getName()));
     }
     auto *Load = B.CreateLoad(
         T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
         V->getName());
     markWith(Load, StaticReadMD);
-    return Load;
+    return rebaseForHandle(B, Load);
   }
   if (T->isPointerTy()) {
     // base + offset, with the offset computed as an integer.
@@ -780,6 +781,12 @@ void Unzipper::summarizeTape() {
   summarizeKeptLoads();
 }
 
+Value *Unzipper::rebaseForHandle(IRBuilderBase &B, Value *Read) {
+  if (!Info.Act.forHandle() || !Read->getType()->isPointerTy())
+    return Read;
+  return emitHandleRebase(B, Read);
+}
+
 bool Unzipper::planTape() {
   LinearInJvp = linearInstructions(Jvp);
   DT = std::make_unique<DominatorTree>(Jvp);
@@ -788,7 +795,10 @@ bool Unzipper::planTape() {
     return false;
   findArrayLoops();
   Reread = std::make_unique<RereadableLoads>(
-      Jvp, Info.Primal->arg_size(), D.calledOnlyByRequests(*Info.Primal),
+      Jvp, Info.Primal->arg_size(),
+      // A handle's f.rev runs whenever its user applies it, after memory
+      // may have changed: it reads nothing again.
+      D.calledOnlyByRequests(*Info.Primal) && !Info.Act.forHandle(),
       [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
       D.tli(Jvp));
   noteReturnPacking();

@@ -52,6 +52,7 @@
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
+#include "unzip/HandleShadows.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
@@ -136,6 +137,8 @@ std::optional<Unzipped> Unzipper::run() {
   D.noteGenerated(Fwd);
   Function *Lin = declareLin();
   D.noteGenerated(Lin);
+  if (Info.Act.forHandle() && !prepareHandleShadows(Jvp, D))
+    return std::nullopt;
   if (!planTape())
     return std::nullopt;
   // Records of this derivative pushed between the inner derived code's

@@ -65,6 +65,7 @@ private:
   void callCalleesFwd();
   void pushLoopArrays();
   void storeRecords();
+  void noteRecordOrder(BasicBlock &BB, IRBuilder<> &B, Value *Rec);
   Value *storedValue(const RecordStore &S);
   void returnPrimalResult();
   void dropLinearCode();
@@ -350,9 +351,26 @@ void FwdBuilder::storeRecords() {
     }
     IRBuilder<> B(fwdBlock(Key)->getTerminator());
     Value *Rec = emitTapeCall(B, TapeOp::Push, R.Ty);
+    if (U.Info.Act.forHandle())
+      noteRecordOrder(*fwdBlock(Key), B, Rec);
     for (const RecordStore &S : R.Stores)
       B.CreateStore(storedValue(S), B.CreateStructGEP(R.Ty, Rec, S.Field));
   }
+}
+
+/// For a handle: f.lin reads a block's record when the block starts, f.rev
+/// pops it when the reversed block starts, but the block pushes it when it
+/// ends, above what its callees pushed. The runtime keeps the records in
+/// the order the blocks started, for f.lin (runtime/Handle.cpp): \p BB
+/// takes its place in that order on entry and fills it with \p Rec.
+void FwdBuilder::noteRecordOrder(BasicBlock &BB, IRBuilder<> &B, Value *Rec) {
+  Module &M = *Fwd.getParent();
+  IRBuilder<> Entry(&*BB.getFirstInsertionPt());
+  Value *Slot = Entry.CreateCall(
+      M.getOrInsertFunction("__ad_linear_record_slot", I64), {}, "slot");
+  B.CreateCall(M.getOrInsertFunction("__ad_linear_record_fill", B.getVoidTy(),
+                                     I64, B.getPtrTy()),
+               {Slot, Rec});
 }
 
 /// f.fwd returns the primal result only, not f.jvp's {y, dy}.

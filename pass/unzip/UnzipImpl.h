@@ -223,6 +223,10 @@ private:
   /// an inner loop: null unless \p I is computed in that loop, outside
   /// \p UseBB's own, and dominates \p UseBB.
   const ArrayLoop *leafLoop(const Instruction &I, BasicBlock &UseBB) const;
+  /// For a handle: \p Read, an address f.lin reads from the tape, with a
+  /// placeholder shadow f.fwd computed it from replaced by the caller's
+  /// (runtime/Handle.cpp). Other reads as they are.
+  Value *rebaseForHandle(IRBuilderBase &B, Value *Read);
   void noteStaticLeaves(const SCEV *S);
   void noteLoopLeaf(Instruction &I);
   Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,

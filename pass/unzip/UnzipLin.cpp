@@ -368,7 +368,7 @@ Value *LinBuilder::readTaped(IRBuilder<> &B, Value *V) {
                               V->getName());
     if (!It->second.Record)
       markWith(Load, StaticReadMD);
-    Read = Load;
+    Read = U.rebaseForHandle(B, Load);
   }
   return Read;
 }
