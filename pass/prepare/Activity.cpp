@@ -2,6 +2,7 @@
 #include "prepare/Activity.h"
 #include "driver/CustomRules.h"
 #include "prepare/GlobalShadows.h"
+#include "unzip/TapeRuntime.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
@@ -565,7 +566,9 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
   if (auto *AI = dyn_cast<AllocaInst>(&I)) {
     if (allocaNeedsShadow(*AI))
       mark(Info.Shadowed, &I);
-  } else if (isAllocationCall(&I)) {
+  } else if (isAllocationCall(&I) || tapeRecordCall(&I)) {
+    // Records of inner derived code: every one has a shadow, found by its
+    // address, so that a push and the pop of the same record agree.
     mark(Info.Shadowed, &I);
   } else if (auto *LI = dyn_cast<LoadInst>(&I)) {
     // A pointer kept in memory with a shadow: its shadow is kept in
