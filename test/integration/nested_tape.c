@@ -147,7 +147,7 @@ double d3waves_rfr(double x, int n) { return __ad_gradient(d2waves_fr, x, n); }
 double d3waves_rrr(double x, int n) { return __ad_gradient(d2waves_rr, x, n); }
 
 //===--- Four levels, the deepest through loops
-//(diagnostics/nested-tape-depth.c)
+//(diagnostics/nested-reverse-loop.c)
 double hwhile(double x, int n) {
   double s = 0, t = 1;
   while (t <= n) {

@@ -10,7 +10,7 @@
 
 double h(double x, int n) {
   double s = 0, t = 0;
-  // CHECK: nested-tape-depth.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this use of the ADPass runtime's tape: derivatives nest more than four levels deep through loops, or the code calls the runtime itself
+  // CHECK: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this use of the ADPass runtime's tape: derivatives nest more than four levels deep through loops, or the code calls the runtime itself
   while (t < n) {
     s += x * x * t;
     t += 1;
@@ -22,6 +22,6 @@ double d2(double x, int n) { return __ad_gradient(d1, x, n); }
 double d3(double x, int n) { return __ad_gradient(d2, x, n); }
 double d4(double x, int n) { return __ad_gradient(d3, x, n); }
 double d5(double x, int n) {
-  // CHECK: nested-tape-depth.c:[[@LINE+1]]:{{[0-9]+}}: note: derivative requested here
+  // CHECK: nested-reverse-loop.c:[[@LINE+1]]:{{[0-9]+}}: note: derivative requested here
   return __ad_derivative(d4, x, 1.0, n);
 }
