@@ -74,6 +74,33 @@ void *__ad_tape_read(size_t bytes);
 void *__ad_tape_read_position(void);
 void __ad_tape_pop_to(void *mark);
 
+/* Nested derivatives. Derived code built for requests at nesting level L
+ * (0 for requests no other request differentiates; 1 for the requests of
+ * a function that level 0's derivatives call; ...) uses tape L, one LIFO
+ * stack per level and thread, so that an outer derivative's records never
+ * land between the pushes and pops of the inner derived code it
+ * differentiates. The functions without a level are those of level 0.
+ * Levels go from 0 to AD_TAPE_LEVELS - 1. The statistics below count level
+ * 0 only. */
+#define AD_TAPE_LEVELS 8
+void *__ad_tape_push_at(unsigned level, size_t bytes);
+void *__ad_tape_pop_at(unsigned level, size_t bytes);
+void *__ad_tape_mark_at(unsigned level);
+void __ad_tape_seek_at(unsigned level, void *mark);
+void *__ad_tape_read_at(unsigned level, size_t bytes);
+void *__ad_tape_read_position_at(unsigned level);
+void __ad_tape_pop_to_at(unsigned level, void *mark);
+
+/* The shadow of `record` (a pointer into a record of tape `level`) in
+ * shadow region `region`: storage of the record's size, zero when first
+ * used, at the same offset in a parallel copy of the record's chunk. Outer
+ * derivatives keep the tangents and cotangents of values that inner
+ * derived code stores in its records there; each nesting and mode has its
+ * own region (0 to AD_TAPE_SHADOW_REGIONS - 1). Chunks with shadows stay
+ * allocated until __ad_tape_release or the thread's exit. NULL for NULL. */
+#define AD_TAPE_SHADOW_REGIONS 27
+void *__ad_tape_shadow(unsigned level, void *record, unsigned region);
+
 /* Pops never free storage: chunks emptied by pops stay cached for the next
  * pushes, so taking the same derivative again does not call malloc at all.
  * This frees the cached storage of this thread's tape: all of it when the

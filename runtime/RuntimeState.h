@@ -28,6 +28,17 @@
 /// Alignment of tape records (AD_TAPE_ALIGN in the public header).
 static constexpr size_t TapeAlign = 16;
 
+/// Nesting levels with a tape of their own: derived code built for requests
+/// of nesting level L uses tape L, so that an outer derivative's records
+/// never land between the pushes and pops of the inner derived code it
+/// differentiates (AD_TAPE_LEVELS in the public header).
+static constexpr unsigned TapeLevels = 8;
+
+/// Shadow regions of a chunk: the tangent or cotangent storage of its
+/// records when derived code that uses the tape is differentiated again
+/// (AD_TAPE_SHADOW_REGIONS in the public header).
+static constexpr unsigned TapeShadowRegions = 27;
+
 /// Header of one block of tape storage. Chunks form a doubly linked list: the
 /// ones below the current chunk hold records, the ones above it are empty and
 /// cached for the next growth.
@@ -37,6 +48,9 @@ struct TapeChunk {
   char *Data;      ///< First usable byte, aligned to TapeAlign.
   size_t Size;     ///< Usable bytes from Data on (a multiple of TapeAlign).
   char *SavedTop;  ///< Top of this chunk while a chunk above it is in use.
+  /// Zero-initialised storage of Size bytes per shadow region, allocated on
+  /// first use: the shadow of the record at Data + K is Shadows[R] + K.
+  char *Shadows[TapeShadowRegions];
 };
 
 /// Everything the runtime knows about one thread. All zero at thread start,

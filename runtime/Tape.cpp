@@ -42,8 +42,24 @@
 #include <stdlib.h>
 
 static_assert(TapeAlign == AD_TAPE_ALIGN, "header and runtime disagree");
+static_assert(TapeLevels == AD_TAPE_LEVELS, "header and runtime disagree");
+static_assert(TapeShadowRegions == AD_TAPE_SHADOW_REGIONS,
+              "header and runtime disagree");
 
 __thread ThreadState __adrt_state __attribute__((tls_model("initial-exec")));
+/// The tapes of nesting levels 1 and up. Only nested derivatives use them,
+/// so they take no space from the static TLS reserve.
+static __thread ThreadState NestedStates[TapeLevels - 1];
+
+static ThreadState &levelState(unsigned Level) {
+  if (ADRT_LIKELY(Level == 0))
+    return __adrt_state;
+  if (Level >= TapeLevels)
+    __adrt_fatal("tape level %u out of range: derivatives nest at most %u "
+                 "levels deep through loops",
+                 Level, TapeLevels);
+  return NestedStates[Level - 1];
+}
 
 namespace {
 constexpr size_t FirstChunkSize = size_t(64) << 10;
@@ -84,6 +100,8 @@ static TapeChunk *allocateChunk(const ThreadState &S, size_t Size,
   C->Data = reinterpret_cast<char *>(Data);
   C->Size = Size;
   C->SavedTop = C->Data;
+  for (char *&Shadow : C->Shadows)
+    Shadow = nullptr;
   return C;
 }
 
@@ -94,13 +112,19 @@ static TapeChunk *bottomChunk(TapeChunk *C) {
   return C;
 }
 
+static void freeChunk(TapeChunk *C) {
+  for (char *Shadow : C->Shadows)
+    free(Shadow);
+  free(C);
+}
+
 /// Frees the cached chunks above the current one.
 static void freeChunksAbove(TapeChunk *C) {
   TapeChunk *Above = C->Next;
   C->Next = nullptr;
   while (Above) {
     TapeChunk *Next = Above->Next;
-    free(Above);
+    freeChunk(Above);
     Above = Next;
   }
 }
@@ -113,7 +137,7 @@ static void freeAllChunks(ThreadState &S) {
     freeChunksAbove(C);
     while (C) {
       TapeChunk *Prev = C->Prev;
-      free(C);
+      freeChunk(C);
       C = Prev;
     }
   }
@@ -137,6 +161,8 @@ static bool ExitKeyValid;
 
 static void freeTapeAtThreadExit(void *State) {
   freeAllChunks(*static_cast<ThreadState *>(State));
+  for (ThreadState &Nested : NestedStates)
+    freeAllChunks(Nested);
   // The key's value is now null; a later push (from another key's destructor)
   // registers again and glibc calls us once more.
   static_cast<ThreadState *>(State)->ExitHookSet = false;
@@ -175,8 +201,9 @@ static TapeChunk *chunkAbove(ThreadState &S, size_t Needed) {
   if (Size < Needed)
     Size = Needed;
   TapeChunk *C = allocateChunk(S, Size, Needed);
-  if (!S.ExitHookSet)
-    registerThreadExit(S);
+  // Level 0's state registers the cleanup of every level.
+  if (!__adrt_state.ExitHookSet)
+    registerThreadExit(__adrt_state);
 
   // A cached chunk too small for this record stays cached above the new one.
   C->Prev = S.Current;
@@ -190,8 +217,8 @@ static TapeChunk *chunkAbove(ThreadState &S, size_t Needed) {
 
 /// Puts a record that does not fit in the current chunk at the start of a
 /// chunk above it.
-__attribute__((noinline, cold)) static void *pushSlow(size_t Bytes) {
-  ThreadState &S = __adrt_state;
+__attribute__((noinline, cold)) static void *pushSlow(ThreadState &S,
+                                                      size_t Bytes) {
   if (Bytes > MaxRecordSize)
     reportGrowthFailure(S, Bytes, Bytes);
   size_t Needed = alignToTape(Bytes);
@@ -211,8 +238,8 @@ __attribute__((noinline, cold)) static void *pushSlow(size_t Bytes) {
 
 /// Pops a record that is not in the current chunk: it must be on top of a
 /// chunk below, because records never straddle chunks.
-__attribute__((noinline, cold)) static void *popSlow(size_t Bytes) {
-  ThreadState &S = __adrt_state;
+__attribute__((noinline, cold)) static void *popSlow(ThreadState &S,
+                                                     size_t Bytes) {
   size_t Held = tapeBytes(S);
   if (Bytes > Held)
     __adrt_fatal("tape underflow: popping %zu bytes but this thread's tape "
@@ -240,8 +267,7 @@ __attribute__((noinline, cold)) static void *popSlow(size_t Bytes) {
   return S.Top;
 }
 
-extern "C" void *__ad_tape_push(size_t Bytes) {
-  ThreadState &S = __adrt_state;
+static inline void *push(ThreadState &S, size_t Bytes) {
   char *P = S.Top;
   // Top and Limit are aligned, so comparing the unrounded size is exact, and
   // rounding cannot overflow once the size is known to fit.
@@ -252,25 +278,39 @@ extern "C" void *__ad_tape_push(size_t Bytes) {
       S.HighWater = NewTop;
     return P;
   }
-  return pushSlow(Bytes);
+  return pushSlow(S, Bytes);
 }
 
-extern "C" void *__ad_tape_pop(size_t Bytes) {
-  ThreadState &S = __adrt_state;
+extern "C" void *__ad_tape_push(size_t Bytes) {
+  return push(__adrt_state, Bytes);
+}
+
+extern "C" void *__ad_tape_push_at(unsigned Level, size_t Bytes) {
+  return push(levelState(Level), Bytes);
+}
+
+static inline void *pop(ThreadState &S, size_t Bytes) {
   char *P = S.Top;
   if (ADRT_LIKELY(Bytes <= size_t(P - S.Base))) {
     P -= alignToTape(Bytes);
     S.Top = P;
     return P;
   }
-  return popSlow(Bytes);
+  return popSlow(S, Bytes);
+}
+
+extern "C" void *__ad_tape_pop(size_t Bytes) {
+  return pop(__adrt_state, Bytes);
+}
+
+extern "C" void *__ad_tape_pop_at(unsigned Level, size_t Bytes) {
+  return pop(levelState(Level), Bytes);
 }
 
 /// Drops every record pushed since __ad_tape_mark returned \p Mark. A
 /// checkpointed call in f.lin runs g.fwd and g.lin, which reads forwards;
 /// nothing pops what g.fwd pushed, so this does.
-extern "C" void __ad_tape_pop_to(void *Mark) {
-  ThreadState &S = __adrt_state;
+static void popTo(ThreadState &S, void *Mark) {
   char *M = (char *)Mark;
   while (S.Current && !(M >= S.Base && M <= S.Top)) {
     TapeChunk *Below = S.Current->Prev;
@@ -292,6 +332,12 @@ extern "C" void __ad_tape_pop_to(void *Mark) {
                  "not on this thread's tape");
 }
 
+extern "C" void __ad_tape_pop_to(void *Mark) { popTo(__adrt_state, Mark); }
+
+extern "C" void __ad_tape_pop_to_at(unsigned Level, void *Mark) {
+  popTo(levelState(Level), Mark);
+}
+
 //===--- Reading forwards
 //--------------------------------------------------===//
 //
@@ -307,8 +353,11 @@ static char *recordsEnd(const ThreadState &S, const TapeChunk *C) {
 
 extern "C" void *__ad_tape_mark(void) { return __adrt_state.Top; }
 
-extern "C" void __ad_tape_seek(void *Mark) {
-  ThreadState &S = __adrt_state;
+extern "C" void *__ad_tape_mark_at(unsigned Level) {
+  return levelState(Level).Top;
+}
+
+static void seek(ThreadState &S, void *Mark) {
   TapeChunk *C = S.Current;
   // The mark's chunk is at or below the current one; an empty tape (no
   // chunk yet when the mark was taken) reads from the bottom.
@@ -323,14 +372,21 @@ extern "C" void __ad_tape_seek(void *Mark) {
   S.ReadPos = (char *)Mark;
 }
 
+extern "C" void __ad_tape_seek(void *Mark) { seek(__adrt_state, Mark); }
+
+extern "C" void __ad_tape_seek_at(unsigned Level, void *Mark) {
+  seek(levelState(Level), Mark);
+}
+
 extern "C" void *__ad_tape_read_position(void) {
   return __adrt_state.ReadPos;
 }
 
-extern "C" void *__ad_tape_read(size_t Bytes) {
-  ThreadState &S = __adrt_state;
-  if (S.Applying)
-    return __adrt_handle_read(Bytes);
+extern "C" void *__ad_tape_read_position_at(unsigned Level) {
+  return levelState(Level).ReadPos;
+}
+
+static void *read(ThreadState &S, size_t Bytes) {
   size_t Size = alignToTape(Bytes);
   while (S.ReadChunk && Size > size_t(recordsEnd(S, S.ReadChunk) - S.ReadPos)) {
     if (S.ReadChunk == S.Current)
@@ -346,6 +402,17 @@ extern "C" void *__ad_tape_read(size_t Bytes) {
   char *P = S.ReadPos;
   S.ReadPos += Size;
   return P;
+}
+
+extern "C" void *__ad_tape_read(size_t Bytes) {
+  ThreadState &S = __adrt_state;
+  if (S.Applying)
+    return __adrt_handle_read(Bytes);
+  return read(S, Bytes);
+}
+
+extern "C" void *__ad_tape_read_at(unsigned Level, size_t Bytes) {
+  return read(levelState(Level), Bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -392,14 +459,26 @@ extern "C" size_t __ad_tape_cached_bytes(void) {
   return Bytes;
 }
 
-extern "C" void __ad_tape_trim(void) {
-  ThreadState &S = __adrt_state;
+static bool hasShadows(const TapeChunk *C) {
+  for (const char *Shadow : C->Shadows)
+    if (Shadow)
+      return true;
+  return false;
+}
+
+static void trim(ThreadState &S) {
   // Records on the tape belong to a request still running (an outer
   // derivative of the code that made this request): its storage stays.
   if (!S.Current || tapeBytes(S) != 0)
     return;
-  size_t Limit = cacheLimit();
+  // Shadows of records belong to an outer derivative of the code that
+  // used this tape, whose reverse pass may still read them after the inner
+  // request has returned: chunks that have them stay.
   TapeChunk *Bottom = bottomChunk(S.Current);
+  for (const TapeChunk *C = Bottom; C; C = C->Next)
+    if (hasShadows(C))
+      return;
+  size_t Limit = cacheLimit();
   if (Bottom->Size > Limit) {
     freeAllChunks(S);
     return;
@@ -422,12 +501,72 @@ extern "C" void __ad_tape_trim(void) {
   S.ReadPos = nullptr;
 }
 
-extern "C" void __ad_tape_release(void) {
-  ThreadState &S = __adrt_state;
+extern "C" void __ad_tape_trim(void) {
+  trim(__adrt_state);
+  for (ThreadState &Nested : NestedStates)
+    if (Nested.Current)
+      trim(Nested);
+}
+
+//===----------------------------------------------------------------------===//
+// Shadows of records
+//===----------------------------------------------------------------------===//
+// When derived code that uses the tape is itself differentiated, a record's
+// tangent or cotangent lives at the same offset in a zero-initialised
+// region of the same size as the record's chunk. Looked up by address, the
+// shadow needs no bookkeeping of its own: pushes, pops and forward reads of
+// one record all find the same shadow, whichever of them the outer
+// derivative differentiated.
+
+/// The chunk of \p S that holds \p P: at or below the current one, or
+/// above it (a record popped from a chunk left behind stays readable).
+static TapeChunk *chunkHolding(const ThreadState &S, const char *P) {
+  auto Holds = [&](const TapeChunk *C) {
+    return P >= C->Data && P <= C->Data + C->Size;
+  };
+  for (TapeChunk *C = S.Current; C; C = C->Prev)
+    if (Holds(C))
+      return C;
+  for (TapeChunk *C = S.Current ? S.Current->Next : nullptr; C; C = C->Next)
+    if (Holds(C))
+      return C;
+  return nullptr;
+}
+
+extern "C" void *__ad_tape_shadow(unsigned Level, void *Record,
+                                  unsigned Region) {
+  if (!Record)
+    return nullptr; // a zero-byte record on an empty tape
+  if (Region >= TapeShadowRegions)
+    __adrt_fatal("tape shadow region %u out of range (at most %u)", Region,
+                 TapeShadowRegions);
+  ThreadState &S = levelState(Level);
+  TapeChunk *C = chunkHolding(S, static_cast<char *>(Record));
+  if (!C)
+    __adrt_fatal("shadow of a record that is not on the tape of level %u",
+                 Level);
+  char *&Shadow = C->Shadows[Region];
+  if (!Shadow) {
+    Shadow = static_cast<char *>(calloc(C->Size ? C->Size : 1, 1));
+    if (!Shadow)
+      __adrt_fatal("out of memory allocating %zu bytes of tape shadow",
+                   C->Size);
+  }
+  return Shadow + (static_cast<char *>(Record) - C->Data);
+}
+
+static void release(ThreadState &S) {
   if (tapeBytes(S) == 0)
     freeAllChunks(S);
   else
     freeChunksAbove(S.Current);
+}
+
+extern "C" void __ad_tape_release(void) {
+  release(__adrt_state);
+  for (ThreadState &Nested : NestedStates)
+    if (Nested.Current)
+      release(Nested);
 }
 
 //===----------------------------------------------------------------------===//
@@ -456,7 +595,7 @@ extern "C" void __adrt_tape_free_storage(TapeStorage *T) {
     freeChunksAbove(C);
     while (C) {
       TapeChunk *Prev = C->Prev;
-      free(C);
+      freeChunk(C);
       C = Prev;
     }
   }

@@ -79,12 +79,6 @@ public:
   /// that only names the (function, activity) pair.
   void setJvpsDisposable(bool B) { JvpsDisposable = B; }
   bool jvpsDisposable() const { return JvpsDisposable; }
-  /// Set while a request differentiates code that already uses the
-  /// runtime tape (derived code of an inner request, with loops). The
-  /// runtime tape is one LIFO stack, so the new derivative must not push
-  /// records of its own (Unzip checks).
-  void setRuntimeTapeInCode(bool B) { RuntimeTapeInCode = B; }
-  bool runtimeTapeInCode() const { return RuntimeTapeInCode; }
   /// The requested functions that no differentiated code calls: their
   /// f.rev runs right after their f.fwd, so memory f.fwd read and did not
   /// write is still there for f.rev to read (RereadableLoads.h).
@@ -147,7 +141,6 @@ private:
   Diagnostics &Diags;
   bool OptimizeSources;
   bool JvpsDisposable = false;
-  bool RuntimeTapeInCode = false;
   llvm::SmallPtrSet<const llvm::Function *, 8> CalledOnlyByRequests;
   llvm::DenseMap<const llvm::Function *, TapeSummary> TapeSummaries;
   CustomRules Rules;

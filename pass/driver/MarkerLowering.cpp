@@ -632,15 +632,6 @@ findActiveGlobalsOfLevel(Module &M,
                          D.rules().declaredShadows(), Level);
 }
 
-/// Whether \p F or a function it reaches calls the runtime tape: derived
-/// code of an inner request whose function has loops.
-static bool reachesRuntimeTape(Module &M, Function &F,
-                               const CustomRules &Rules) {
-  return reachesInstruction(M, {&F}, Rules, [](const Instruction &I) {
-    return callsTapeRuntime(&I);
-  });
-}
-
 /// Whether every use of \p F is a request naming it or a direct call from
 /// code no request differentiates (\p Reach): no derived function calls
 /// f.fwd or f.lin, and nothing takes F's address, so each f.fwd of F runs
@@ -685,7 +676,6 @@ static void lowerRequest(Module &M, CallBase *Marker, unsigned Level,
   std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
   if (R)
     R->Act = R->Act.atLevel(Level);
-  D.setRuntimeTapeInCode(R && reachesRuntimeTape(M, *R->Fn, D.rules()));
   bool Ok = R && (R->Op != HandleOp::None ? lowerHandleRequest(*R, D)
                   : R->Reverse            ? lowerGradient(*R, D)
                                           : lowerDerivative(*R, D));

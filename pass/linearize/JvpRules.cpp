@@ -20,6 +20,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include <cmath>
+#include <limits>
 
 using namespace llvm;
 
@@ -78,13 +79,16 @@ static const double TwoOverSqrtPi = 1.12837916709551257389615890312154517;
 // 0 * NaN from the exponent's term).
 // d/da is infinite at a == 0 for b < 1 (pow(u, 0.5) is sqrt): a quotient by
 // 1 / slope, which keeps a zero tangent or cotangent zero there (a product
-// was 0 * inf = NaN for pow(v * v, 0.5) at v == 0).
+// was 0 * inf = NaN for pow(v * v, 0.5) at v == 0). Where b == 0 the
+// divisor is the constant infinity rather than 1 / 0: a derivative of this
+// derivative (forward over forward) then sees a constant there, where that
+// of 1 / 0 was -0 / 0 = NaN.
 static Partial powBase(D &d) {
   Value *B = d.x(1);
   Value *Slope =
       d.mul(B, d.intrinsic(Intrinsic::pow, {d.x(0), d.sub(B, d.num(1))}));
-  Slope = d.select(d.eq(B, d.num(0)), d.num(0), Slope);
-  return d.over(d.div(d.num(1), Slope));
+  Value *Inf = d.num(std::numeric_limits<double>::infinity());
+  return d.over(d.select(d.eq(B, d.num(0)), Inf, d.div(d.num(1), Slope)));
 }
 static Partial powExponent(D &d) {
   Value *A = d.x(0);

@@ -67,6 +67,7 @@
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/JvpRules.h"
+#include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/Statistic.h"
@@ -455,7 +456,8 @@ void Linearizer::linearizeInstruction(Instruction &I) {
   // and one without, and only integers are read through it.
   if (isShadowed(&I) && derivesAddress(I))
     return;
-  if (isShadowed(&I) && (!isa<CallBase>(I) || isAllocationCall(&I)))
+  if (isShadowed(&I) &&
+      (!isa<CallBase>(I) || isAllocationCall(&I) || tapeRecordCall(&I)))
     return linearizeAddress(I);
   if (auto *LI = dyn_cast<LoadInst>(&I))
     return linearizeLoad(*LI);

@@ -10,6 +10,7 @@
 #define ADPASS_LINEARIZEIMPL_H
 
 #include "prepare/Activity.h"
+#include "unzip/TapeRuntime.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 
@@ -149,6 +150,7 @@ private:
   bool completeShadowPhis();
   void linearizeAddress(llvm::Instruction &I);
   void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeTapeRecord(llvm::CallBase &CB, TapeRecordCall Record);
   void linearizeOutParamAllocation(llvm::CallBase &CB);
   void linearizeDynamicAlloca(llvm::AllocaInst &AI);
   void linearizeDeallocation(llvm::CallBase &CB);

@@ -270,6 +270,8 @@ void Linearizer::linearizeAddress(Instruction &I) {
   }
   if (isAllocationCall(&I))
     return linearizeAllocation(cast<CallBase>(I));
+  if (auto Record = tapeRecordCall(&I))
+    return linearizeTapeRecord(cast<CallBase>(I), *Record);
   // Address arithmetic and choices between addresses: the same operation on
   // the shadows (non-linear code).
   Instruction *S = I.clone();
@@ -286,6 +288,22 @@ void Linearizer::linearizeAddress(Instruction &I) {
   S->setName(I.getName() + ".shadow");
   S->insertAfter(&I);
   Shadow[&I] = S;
+}
+
+/// A record of inner derived code's tape (or a shadow of one, when a level
+/// between differentiated it): its shadow is the record's in the region of
+/// this level's forward mode, which unzipping moves to its reverse mode's
+/// (TapeRuntime.h). Looked up by address, it needs no release.
+void Linearizer::linearizeTapeRecord(CallBase &CB, TapeRecordCall Record) {
+  std::optional<unsigned> Region =
+      forwardShadowRegion(Record.Region, Act.level());
+  if (!Region)
+    return fail(CB, "cannot differentiate this use of the ADPass runtime's "
+                    "tape: derivatives nest more than four levels deep "
+                    "through loops, or the code calls the runtime itself");
+  IRBuilder<> B(CB.getNextNode());
+  Shadow[&CB] =
+      emitTapeShadow(B, Record.Level, recordAddress(CB), *Region, Act.level());
 }
 
 /// What memory without a shadow that active data reaches is, for errors.
@@ -431,44 +449,10 @@ void Linearizer::linearizeIntegerLoad(LoadInst &LI, Value *P) {
   ShadowBits[&LI] = Read;
 }
 
-/// Whether \p P points into the runtime tape: derived code of an inner
-/// request whose function loops.
-static bool isRuntimeTapeMemory(const Value *P) {
-  const Value *Obj = getUnderlyingObject(P);
-  // The tape parameter of a g.fwd whose caller pushed g's tape.
-  if (auto *A = dyn_cast<Argument>(Obj)) {
-    // In g.fwd's JVP (being built), g.fwd's own parameters come first.
-    const Function *F = A->getParent();
-    auto Info = getDerivedInfo(*F);
-    if (Info && Info->Kind == DerivedKind::Jvp) {
-      F = Info->Primal;
-      Info = getDerivedInfo(*F);
-    }
-    return Info && Info->Kind == DerivedKind::Fwd &&
-           A->getArgNo() + 1 == F->arg_size();
-  }
-  return callsTapeRuntime(Obj);
-}
-
-static constexpr const char *NestedTapeReason =
-    "cannot differentiate derived code that keeps values with derivatives "
-    "on the runtime tape (the gradient of a function whose loop keeps "
-    "per-iteration values, requested inside the function being "
-    "differentiated): not supported yet; nest the other way round (the "
-    "gradient of a function that calls __ad_derivative), or keep the inner "
-    "function free of such loops";
-
 void Linearizer::linearizeStore(StoreInst &SI) {
   Value *V = SI.getValueOperand();
   Value *P = SI.getPointerOperand();
   Type *T = V->getType();
-  // Either way round: a value with a tangent, or a pointer with a shadow
-  // (an address f.lin reads through at -O0), pushed on the runtime tape by
-  // inner derived code; or the tape's address kept in shadowed memory.
-  if (((isVaried(V) || isShadowed(V)) && !isShadowed(P) &&
-       isRuntimeTapeMemory(P)) ||
-      (T->isPointerTy() && isRuntimeTapeMemory(V) && isShadowed(P)))
-    return fail(SI, NestedTapeReason);
   if (!isShadowed(P))
     return checkStoreWithoutShadow(SI);
   if (isPointerLike(T))

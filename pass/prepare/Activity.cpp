@@ -3,6 +3,7 @@
 #include "driver/CustomRules.h"
 #include "prepare/GlobalShadows.h"
 #include "prepare/StreamLibrary.h"
+#include "unzip/TapeRuntime.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
@@ -588,7 +589,9 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
   if (auto *AI = dyn_cast<AllocaInst>(&I)) {
     if (allocaNeedsShadow(*AI))
       mark(Info.Shadowed, &I);
-  } else if (isAllocationCall(&I)) {
+  } else if (isAllocationCall(&I) || tapeRecordCall(&I)) {
+    // Records of inner derived code: every one has a shadow, found by its
+    // address, so that a push and the pop of the same record agree.
     mark(Info.Shadowed, &I);
   } else if (auto *LI = dyn_cast<LoadInst>(&I)) {
     // A pointer kept in memory with a shadow: its shadow is kept in

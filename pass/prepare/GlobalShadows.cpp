@@ -1,6 +1,7 @@
 //===- GlobalShadows.cpp - shadow storage for written global variables ----===//
 #include "prepare/GlobalShadows.h"
 #include "prepare/Activity.h"
+#include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -340,9 +341,12 @@ void GlobalShadows::findTouching(
       // A function that reads memory through a pointer global without a
       // shadow is differentiated too: it must not be taken as constant
       // when that memory has derivatives (Linearize reports the access).
+      // Inner derived code's records on the runtime tape are memory with
+      // derivatives that no argument leads to: an inner f.rev given only
+      // its static tape and a seed reads them.
       Uses |= llvm::any_of(I.operands(),
                            [&](const Use &U) { return isShadowed(U.get()); }) ||
-              pointerGlobalAccessedBy(I);
+              pointerGlobalAccessedBy(I) || tapeRecordCall(&I);
       if (auto *CB = dyn_cast<CallBase>(&I)) {
         if (const Function *Callee = CB->getCalledFunction())
           Callers[Callee].push_back(F);

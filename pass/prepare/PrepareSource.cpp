@@ -78,8 +78,12 @@ static StringRef nonLocalJumpName(const CallBase &CB) {
 /// Reports the first construct of \p F outside what ADPass handles today.
 static bool checkSupported(Function &F, const Function &Orig,
                            Diagnostics &Diags) {
+  // A struct of floating-point values passed as one SSA value (not byval)
+  // has a tangent of its own type: f.rev of a forward derivative takes the
+  // cotangent of its {value, tangent} result so, and an outer request
+  // differentiates it when reverse mode is nested over forward mode.
   for (Argument &A : F.args())
-    if (A.getType()->isAggregateType()) {
+    if (A.getType()->isAggregateType() && !isDifferentiableType(A.getType())) {
       Diags.errorAt(*F.getEntryBlock().getFirstNonPHIOrDbg(),
                     "cannot differentiate '" + Orig.getName() +
                         "': parameter " + Twine(A.getArgNo() + 1) +

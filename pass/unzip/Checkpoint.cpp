@@ -347,15 +347,28 @@ private:
     return F;
   }
 
+  /// The runtime's tape function \p Name (its _at form, given the level,
+  /// for derived code of an outer nesting level).
   Value *runtimeCall(IRBuilderBase &B, StringRef Name, ArrayRef<Value *> Args) {
     Type *Ptr = PointerType::getUnqual(Ctx);
     bool Returns = Args.empty();
+    unsigned Level = A.level();
+    SmallVector<Type *, 2> Params;
+    SmallVector<Value *, 2> CallArgs;
+    if (Level) {
+      Params.push_back(B.getInt32Ty());
+      CallArgs.push_back(B.getInt32(Level));
+    }
+    for (Value *V : Args) {
+      Params.push_back(Ptr);
+      CallArgs.push_back(V);
+    }
     FunctionCallee FC = M.getOrInsertFunction(
-        Name, FunctionType::get(Returns ? Ptr : B.getVoidTy(),
-                                Returns ? ArrayRef<Type *>() : Ptr, false));
+        Level ? (Name + "_at").str() : Name.str(),
+        FunctionType::get(Returns ? Ptr : B.getVoidTy(), Params, false));
     if (auto *Fn = dyn_cast<Function>(FC.getCallee()))
       Fn->setDoesNotThrow();
-    return B.CreateCall(FC, Args);
+    return B.CreateCall(FC, CallArgs);
   }
 };
 

@@ -3,6 +3,7 @@
 #include "driver/DerivedFunctions.h"
 #include "ir/LLVMCompat.h"
 #include "linearize/JvpRules.h"
+#include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/CFG.h"
@@ -72,6 +73,9 @@ RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
 RereadableLoads::~RereadableLoads() = default;
 
 bool RereadableLoads::isStableObject(const Value *Obj) const {
+  // A record of inner derived code is reused once it is popped.
+  if (isRuntimeTapeMemory(Obj))
+    return false;
   if (auto *A = dyn_cast<Argument>(Obj))
     return A->getParent() == &Jvp && A->getArgNo() < NumPrimalArgs &&
            A->getType()->isPointerTy() && !A->hasPassPointeeByValueCopyAttr();

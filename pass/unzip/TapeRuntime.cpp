@@ -1,7 +1,9 @@
 //===- TapeRuntime.cpp - calls of libADRuntime that generated code makes --===//
 #include "unzip/TapeRuntime.h"
+#include "driver/DerivedFunctions.h"
 #include "ir/Linearity.h"
 
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 
 using namespace llvm;
@@ -20,12 +22,20 @@ static StringRef tapeFunctionName(TapeOp Op) {
   llvm_unreachable("unknown tape operation");
 }
 
-static FunctionCallee tapeFunction(Module &M, TapeOp Op) {
-  LLVMContext &Ctx = M.getContext();
-  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
-  FunctionCallee FC = M.getOrInsertFunction(
-      tapeFunctionName(Op),
-      FunctionType::get(PointerType::getUnqual(Ctx), {SizeTy}, false));
+/// The runtime's function for \p Op on the tape of nesting level \p Level
+/// > 0, which takes the level first.
+static std::string levelFunctionName(TapeOp Op) {
+  return (tapeFunctionName(Op) + "_at").str();
+}
+
+/// The nesting level of the derived code \p B builds: each level has a
+/// tape of its own (ad_runtime.h).
+static unsigned tapeLevel(IRBuilderBase &B) {
+  auto Info = getDerivedInfo(*B.GetInsertBlock()->getParent());
+  return Info ? Info->Act.level() : 0;
+}
+
+static void setTapeFunctionAttributes(FunctionCallee FC, LLVMContext &Ctx) {
   if (auto *F = dyn_cast<Function>(FC.getCallee())) {
     // Not willreturn: they abort (with a message) when memory runs out.
     F->setDoesNotThrow();
@@ -33,7 +43,28 @@ static FunctionCallee tapeFunction(Module &M, TapeOp Op) {
     // Never noalias: a pushed record looks like an allocation nobody reads,
     // and DSE would delete the stores that f.rev reads back through pop.
   }
-  return FC;
+}
+
+/// Calls the runtime's function for \p Op on \p Size bytes, on the tape of
+/// the level of the code \p B builds.
+static CallInst *callTapeFunction(IRBuilderBase &B, TapeOp Op, Value *Size,
+                                  const Twine &Name = "") {
+  Module &M = *B.GetInsertBlock()->getModule();
+  LLVMContext &Ctx = M.getContext();
+  Type *SizeTy = M.getDataLayout().getIntPtrType(Ctx);
+  Type *PtrTy = PointerType::getUnqual(Ctx);
+  unsigned Level = tapeLevel(B);
+  if (Level == 0) {
+    FunctionCallee FC = M.getOrInsertFunction(
+        tapeFunctionName(Op), FunctionType::get(PtrTy, {SizeTy}, false));
+    setTapeFunctionAttributes(FC, Ctx);
+    return B.CreateCall(FC, {Size}, Name);
+  }
+  FunctionCallee FC = M.getOrInsertFunction(
+      levelFunctionName(Op),
+      FunctionType::get(PtrTy, {B.getInt32Ty(), SizeTy}, false));
+  setTapeFunctionAttributes(FC, Ctx);
+  return B.CreateCall(FC, {B.getInt32(Level), Size}, Name);
 }
 
 /// The size of a tape or record type. A tape still being laid out (that of
@@ -61,18 +92,19 @@ void publishTapeSize(Module &M, StructType *TapeTy) {
 }
 
 CallInst *emitTapeCall(IRBuilderBase &B, TapeOp Op, Type *RecordTy) {
-  Module &M = *B.GetInsertBlock()->getModule();
-  return B.CreateCall(tapeFunction(M, Op), {sizeOf(B, RecordTy)}, "record");
+  return callTapeFunction(B, Op, sizeOf(B, RecordTy), "record");
 }
 
 bool isTapeCall(const Value *V, TapeOp Op) {
   auto *CI = dyn_cast<CallInst>(V);
   const Function *F = CI ? CI->getCalledFunction() : nullptr;
-  return F && F->getName() == tapeFunctionName(Op);
+  return F && (F->getName() == tapeFunctionName(Op) ||
+               F->getName() == levelFunctionName(Op));
 }
 
 bool declaresTapeFunction(const Module &M, TapeOp Op) {
-  return M.getFunction(tapeFunctionName(Op));
+  return M.getFunction(tapeFunctionName(Op)) ||
+         M.getFunction(levelFunctionName(Op));
 }
 
 CallInst *emitTapeTrim(IRBuilderBase &B) {
@@ -109,8 +141,7 @@ std::optional<uint64_t> calleeTapeOnStackSize(const Instruction &LinCall) {
 CallInst *emitPopOfSize(IRBuilderBase &B, uint64_t Size) {
   Module &M = *B.GetInsertBlock()->getModule();
   Type *SizeTy = M.getDataLayout().getIntPtrType(M.getContext());
-  return B.CreateCall(tapeFunction(M, TapeOp::Pop),
-                      {ConstantInt::get(SizeTy, Size)});
+  return callTapeFunction(B, TapeOp::Pop, ConstantInt::get(SizeTy, Size));
 }
 
 static Value *arrayBytes(IRBuilderBase &B, uint64_t RecordSize, Value *Count) {
@@ -123,15 +154,12 @@ static Value *arrayBytes(IRBuilderBase &B, uint64_t RecordSize, Value *Count) {
 CallInst *emitTapeArrayPush(IRBuilderBase &B, Type *RecordTy, Value *Count) {
   Module &M = *B.GetInsertBlock()->getModule();
   uint64_t Size = M.getDataLayout().getTypeAllocSize(RecordTy);
-  return B.CreateCall(tapeFunction(M, TapeOp::Push),
-                      {arrayBytes(B, Size, Count)}, "array");
+  return callTapeFunction(B, TapeOp::Push, arrayBytes(B, Size, Count), "array");
 }
 
 CallInst *emitTapeArrayPop(IRBuilderBase &B, uint64_t RecordSize,
                            Value *Count) {
-  Module &M = *B.GetInsertBlock()->getModule();
-  return B.CreateCall(tapeFunction(M, TapeOp::Pop),
-                      {arrayBytes(B, RecordSize, Count)});
+  return callTapeFunction(B, TapeOp::Pop, arrayBytes(B, RecordSize, Count));
 }
 
 Value *arrayElement(IRBuilderBase &B, Value *Array, Type *RecordTy, Value *K) {
@@ -186,9 +214,114 @@ std::optional<LoopEntryInfo> loopEntryInfo(const Instruction &I) {
 }
 
 CallInst *emitPopFor(IRBuilderBase &B, const CallInst &Read) {
-  Module &M = *B.GetInsertBlock()->getModule();
-  return B.CreateCall(tapeFunction(M, TapeOp::Pop), {Read.getArgOperand(0)},
-                      "record");
+  // The size is the read's last operand (after the level, if any).
+  return callTapeFunction(B, TapeOp::Pop,
+                          Read.getArgOperand(Read.arg_size() - 1), "record");
+}
+
+//===--- Records of inner derived code ---------------------------------------
+
+static constexpr const char *TapeShadowFn = "__ad_tape_shadow";
+/// On a record shadow made by the linearization of level M: M.
+static constexpr const char *ForwardShadowMD = "ad.tape.shadow.forward";
+
+static std::optional<unsigned> constantOperand(const CallBase &CB, unsigned K) {
+  auto *C = dyn_cast<ConstantInt>(CB.getArgOperand(K));
+  return C ? std::optional<unsigned>(C->getZExtValue()) : std::nullopt;
+}
+
+std::optional<TapeRecordCall> tapeRecordCall(const Value *V) {
+  auto *CB = dyn_cast<CallBase>(V);
+  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+  if (!F)
+    return std::nullopt;
+  if (F->getName() == TapeShadowFn) {
+    auto Level = constantOperand(*CB, 0), Region = constantOperand(*CB, 2);
+    if (!Level || !Region)
+      return std::nullopt;
+    return TapeRecordCall{*Level, *Region};
+  }
+  for (TapeOp Op : {TapeOp::Push, TapeOp::Pop, TapeOp::Read}) {
+    if (F->getName() == tapeFunctionName(Op))
+      return TapeRecordCall{0, 0};
+    if (F->getName() == levelFunctionName(Op)) {
+      auto Level = constantOperand(*CB, 0);
+      if (!Level)
+        return std::nullopt;
+      return TapeRecordCall{*Level, 0};
+    }
+  }
+  return std::nullopt;
+}
+
+Value *recordAddress(CallBase &Call) {
+  const Function *F = Call.getCalledFunction();
+  return F && F->getName() == TapeShadowFn ? Call.getArgOperand(1) : &Call;
+}
+
+/// The region digit of differentiating level \p M (1 to 3).
+static unsigned regionDigit(unsigned M) {
+  unsigned Digit = 1;
+  for (unsigned K = 1; K < M; ++K)
+    Digit *= 3;
+  return Digit;
+}
+
+std::optional<unsigned> forwardShadowRegion(unsigned Region, unsigned M) {
+  if (M < 1 || M > 3 || Region >= TapeShadowRegions)
+    return std::nullopt;
+  unsigned Digit = regionDigit(M);
+  // Inner levels only ever add lower digits.
+  if (Region / Digit % 3 != 0)
+    return std::nullopt;
+  return Region + Digit;
+}
+
+CallInst *emitTapeShadow(IRBuilderBase &B, unsigned Level, Value *Record,
+                         unsigned Region, unsigned M) {
+  Module &Mod = *B.GetInsertBlock()->getModule();
+  LLVMContext &Ctx = Mod.getContext();
+  Type *PtrTy = PointerType::getUnqual(Ctx);
+  FunctionCallee FC = Mod.getOrInsertFunction(
+      TapeShadowFn,
+      FunctionType::get(PtrTy, {B.getInt32Ty(), PtrTy, B.getInt32Ty()}, false));
+  if (auto *F = dyn_cast<Function>(FC.getCallee()))
+    F->setDoesNotThrow();
+  CallInst *CI =
+      B.CreateCall(FC, {B.getInt32(Level), Record, B.getInt32(Region)},
+                   Record->getName() + ".shadow");
+  CI->setMetadata(ForwardShadowMD, MDNode::get(Ctx, {mdInt(Ctx, 32, M)}));
+  return CI;
+}
+
+void retargetShadowsToReverse(Function &Fwd, unsigned M) {
+  for (Instruction &I : instructions(Fwd)) {
+    MDNode *MD = I.getMetadata(ForwardShadowMD);
+    if (!MD || mdIntAt(MD, 0) != M)
+      continue;
+    auto &CI = cast<CallInst>(I);
+    unsigned Region =
+        cast<ConstantInt>(CI.getArgOperand(2))->getZExtValue() + regionDigit(M);
+    CI.setArgOperand(2,
+                     ConstantInt::get(CI.getArgOperand(2)->getType(), Region));
+    CI.setMetadata(ForwardShadowMD, nullptr);
+  }
+}
+
+bool isRuntimeTapeMemory(const Value *Obj) {
+  // The tape parameter of a g.fwd whose caller pushed g's tape.
+  if (auto *A = dyn_cast<Argument>(Obj)) {
+    // In g.fwd's JVP (being built), g.fwd's own parameters come first.
+    const Function *F = A->getParent();
+    auto Info = getDerivedInfo(*F);
+    if (Info && Info->Kind == DerivedKind::Jvp) {
+      F = Info->Primal;
+      Info = getDerivedInfo(*F);
+    }
+    return Info && Info->Kind == DerivedKind::Fwd &&
+           A->getArgNo() + 1 == F->arg_size();
+  }
+  return tapeRecordCall(Obj).has_value();
 }
 
 } // namespace ad

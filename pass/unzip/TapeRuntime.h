@@ -53,6 +53,57 @@ llvm::CallInst *emitTapeTrim(llvm::IRBuilderBase &B);
 /// the array variants, mark and seek): derived code with loops.
 bool callsTapeRuntime(const llvm::Value *V);
 
+//===--- Records of inner derived code ---------------------------------------
+// Derived code at nesting level M differentiates inner derived code (levels
+// below M) as primal code, tape calls included. A pointer into a record has
+// a shadow: the same offset in a shadow region of the record's chunk
+// (__ad_tape_shadow in ad_runtime.h), found by address, so that a push,
+// the pop of the same record and a forward read all find the same shadow.
+// Regions are numbered in base 3, one digit per differentiating level
+// M = 1, 2, 3: 0 where level M has no part in the shadow, 1 for its forward
+// mode (f.jvp run as is, which writes tangents before reading them), 2 for
+// its reverse mode (f.fwd + f.rev, whose region must be zero when f.rev
+// starts: f.rev leaves every cell it reads zero again, and forward mode
+// would leave tangents behind, hence a region of its own).
+
+/// The number of shadow regions (AD_TAPE_SHADOW_REGIONS in ad_runtime.h).
+inline constexpr unsigned TapeShadowRegions = 27;
+
+/// A call that returns a pointer into a record of the tape of level
+/// \c Level, in shadow region \c Region (0: the record itself).
+struct TapeRecordCall {
+  unsigned Level;
+  unsigned Region;
+};
+std::optional<TapeRecordCall> tapeRecordCall(const llvm::Value *V);
+
+/// The address of the record \p Call points into: the record itself, or
+/// the record a shadow was asked for (the runtime finds shadows by the
+/// record's address).
+llvm::Value *recordAddress(llvm::CallBase &Call);
+
+/// The region of the forward-mode shadow that derived code of level \p M
+/// gives a pointer into region \p Region, if there is one (M from 1 to 3).
+std::optional<unsigned> forwardShadowRegion(unsigned Region, unsigned M);
+
+/// Emits the shadow of \p Record, of the tape of level \p Level, in
+/// \p Region, marked as made by the linearization of level \p M (which
+/// retargetShadowsToReverse reads).
+llvm::CallInst *emitTapeShadow(llvm::IRBuilderBase &B, unsigned Level,
+                               llvm::Value *Record, unsigned Region,
+                               unsigned M);
+
+/// In \p Fwd, built by unzipping a JVP of level \p M: moves the record
+/// shadows that this level's linearization made to their reverse-mode
+/// regions.
+void retargetShadowsToReverse(llvm::Function &Fwd, unsigned M);
+
+/// Whether \p Obj is memory of the runtime tape: a record (or its shadow)
+/// that inner derived code pushed, or the tape parameter of a g.fwd whose
+/// caller pushed g's tape. Records are reused once popped: loads from them
+/// are never read again later.
+bool isRuntimeTapeMemory(const llvm::Value *Obj);
+
 /// The pop that undoes \p Read (same record size), built by \p B.
 llvm::CallInst *emitPopFor(llvm::IRBuilderBase &B, const llvm::CallInst &Read);
 

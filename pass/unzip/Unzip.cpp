@@ -141,21 +141,10 @@ std::optional<Unzipped> Unzipper::run() {
     return std::nullopt;
   if (!planTape())
     return std::nullopt;
-  // Records of this derivative pushed between the inner derived code's
-  // pushes and pops would take their place on the one LIFO runtime tape
-  // (wrong second derivatives, or a hang, before this check).
-  if (D.runtimeTapeInCode() &&
-      (!Layout.Records.empty() || !Layout.PushedCallees.empty())) {
-    D.diags().errorAtRequest(
-        "cannot differentiate in reverse mode code that itself computes a "
-        "gradient through a loop (a nested __ad_gradient whose function "
-        "loops): not supported yet; take the outer derivative in forward "
-        "mode (__ad_derivative of the function that calls __ad_gradient)");
-    return std::nullopt;
-  }
   // f.lin first: it reads f.jvp, whose body f.fwd may take over.
   buildLin(Lin);
   buildFwd(Fwd);
+  retargetShadowsToReverse(*Fwd, Info.Act.level());
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
     return std::nullopt;
   ++NumUnzipped;

@@ -65,7 +65,7 @@ PATTERNS = {
                 "stdfunction", "stdfunction_write", "stdfunction_apply",
                 "stdfunction_apply"],
     "nested": ["nested_global", "nested_pointer", "nested_scalar",
-               "nested_scalar"],
+               "nested_scalar", "nested_while", "nested_array_loop"],
     "globals": ["global_rw", "thread_local", "alias_helper", "alias_local",
                 "memcpy_input", "memset_input"],
 }
@@ -524,6 +524,44 @@ class Program:
             b.lines += ["double %s = __ad_derivative((void *)g%d, %s, 1.0, %s,"
                         " %s);" % (v, k, c["var"](), c["var"](), c["c"]())]
         b.lines += ["%s += NS%d * %s;" % (v, k, c["var"]())]
+
+    def b_nested_while(self, b, c):
+        # A while loop whose trip count SCEV cannot tell: the inner
+        # derivative keeps per-iteration values on the runtime tape.
+        v, k, r = c["v"], c["k"], c["r"]
+        b.nested = True
+        e = self.bounded(r, self.expr(r, ["a", "b", "t"], 2))
+        b.top += ["static double gw%d(double a, double b, int m) {" % k,
+                  "  double s = 0, t = 0;",
+                  "  while (t < m) {",
+                  "    s = 0.5 * s + %s * (a + 0.25 * sin(s));" % e,
+                  "    t += 0.75;",
+                  "  }",
+                  "  return s * b;", "}"]
+        if r.random() < 0.5:
+            b.lines += ["double %s = __ad_gradient((void *)gw%d, %s, AD_CONST, "
+                        "%s, 3);" % (v, k, c["var"](), c["var"]())]
+        else:
+            b.lines += ["double %s = __ad_derivative((void *)gw%d, %s, 1.0, %s,"
+                        " %s, 3);" % (v, k, c["var"](), c["var"](), c["c"]())]
+
+    def b_nested_array_loop(self, b, c):
+        # The gradient of an array function with a counted loop.
+        v, k, r = c["v"], c["k"], c["r"]
+        b.nested = True
+        e = self.bounded(r, self.expr(r, ["y[i]", "y[i + 1]", "p"], 2))
+        b.top += ["static double ga%d(const double *y, int m) {" % k,
+                  "  double s = 0, p = 1;",
+                  "  for (int i = 0; i + 1 < m; i++) {",
+                  "    p = 0.5 * p + %s;" % e,
+                  "    s += p * y[i];",
+                  "  }",
+                  "  return s;", "}"]
+        b.lines += ["double y%d[3] = {%s, %s, %s}, dy%d[3] = {0.0, 0.0, 0.0};"
+                    % (k, c["var"](), c["var"](), c["var"](), k),
+                    "__ad_gradient((void *)ga%d, y%d, dy%d, 3);" % (k, k, k),
+                    "double %s = dy%d[0] * %s + dy%d[1] + dy%d[2] * %s;"
+                    % (v, k, c["var"](), k, k, c["var"]())]
 
     def b_nested_pointer(self, b, c):
         v, k, r = c["v"], c["k"], c["r"]
