@@ -36,7 +36,7 @@ fi
 
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
-  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat lstm)
+  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat lstm ba)
 fi
 
 out="$(mktemp -d "${TMPDIR:-/tmp}/adpass-bench.XXXXXX")"
