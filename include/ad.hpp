@@ -35,12 +35,10 @@
 //     request on a std::vector argument (nothing is copied);
 //   * hvp: reverse over forward. A second trampoline returns the
 //     directional derivative <grad h(x), v> by __ad_derivative; its
-//     gradient in x, by __ad_gradient, is H v (H is symmetric). The other
-//     nesting, forward over reverse (__ad_derivative of a function that
-//     calls __ad_gradient), is refused by the plugin when h's loops keep
-//     per-iteration values (any loop over a std::vector's elements) or h
-//     is called through a function pointer; the inner forward mode keeps
-//     no tape, so this order works for both, at every -O level;
+//     gradient in x, by __ad_gradient, is H v (H is symmetric). The inner
+//     forward mode keeps no tape, so this order is the cheaper one; the
+//     other (__ad_derivative of a function that calls __ad_gradient)
+//     gives the same product (test/integration/cxx_adhpp_hvp_loops.cpp);
 //   * jacobian: n forward passes (one column each, tangent e_j) when
 //     n <= m, else m reverse passes (one row each, output cotangent e_i).
 //
