@@ -31,9 +31,13 @@
 //       once, in the static tape (Layout.StaticResiduals);
 //    d. otherwise requested of the record the reading block writes.
 //
-// 4. Place the requests (finalizeRecordResiduals): cheap arithmetic on
-//    values the same record holds anyway, or on free ones, is recomputed;
-//    the rest is a field of the record (one field per value and record).
+// 4. Place the requests (finalizeRecordResiduals): first, for each counted
+//    loop, choose whether to keep the values its header carries across
+//    iterations (the state of a time step) because the requests they make
+//    recomputable take more bytes than they do; then cheap arithmetic on
+//    values the same record holds anyway, or on free ones, is recomputed,
+//    up to a budget of instructions per record; the rest is a field of the
+//    record (one field per value and record).
 //
 // 5. Place the shadows of locals in the static tape, as aligned as the
 //    locals; then give the records and %f.tape their types.
@@ -190,25 +194,47 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
 /// How deep a chain of cheap instructions f.rev rebuilds a value through.
 static constexpr unsigned MaxRebuildDepth = 16;
 
+/// How many instructions f.lin and f.rev may recompute per iteration of a
+/// loop instead of reading them from its record: past that, recomputing
+/// costs more time than the tape saves (a Runge-Kutta step of a small
+/// system recomputes about 40).
+static constexpr unsigned MaxRecomputedPerRecord = 128;
+
 /// Places the residuals loop blocks request: in their record, or
 /// recomputed by f.lin and f.rev from what is free or recorded anyway.
 class RecordResidualPlacer {
 public:
   explicit RecordResidualPlacer(Unzipper &U) : U(U) {
-    for (auto [BB, V] : U.Requests)
+    for (auto [BB, V] : U.Requests) {
       Needed[U.recordKey(BB)].insert(V);
+      RequestsOf[U.recordKey(BB)].push_back({BB, V});
+    }
   }
   void place(BasicBlock &BB, Value *V);
+  void keepStateWhereCheaper();
 
 private:
   bool isFree(BasicBlock &BB, Value *Op) const;
   bool rebuildable(BasicBlock &BB, Value *V, bool FromRecord, unsigned Depth);
   bool rematerializable(BasicBlock &BB, Instruction &I);
   void tape(BasicBlock &BB, Value *V);
+  uint64_t bytesOf(Value *V) const;
+  uint64_t tapedBytes(BasicBlock *Key);
+  void collectLeaves(BasicBlock &BB, Value *V,
+                     const SmallPtrSetImpl<Value *> &Candidates,
+                     SmallPtrSetImpl<Value *> &Seen,
+                     SmallPtrSetImpl<Value *> &Used);
+  void keepStateIfCheaper(BasicBlock *Header);
 
   Unzipper &U;
-  /// The residuals each record is asked for.
+  /// The residuals each record is asked for, and the loop-carried values
+  /// chosen to be kept so that residuals are recomputed from them.
   DenseMap<BasicBlock *, SmallPtrSet<Value *, 16>> Needed;
+  /// The requests of each record, in order.
+  DenseMap<BasicBlock *, SmallVector<std::pair<BasicBlock *, Value *>, 16>>
+      RequestsOf;
+  /// Instructions recomputed per iteration, per record.
+  DenseMap<BasicBlock *, unsigned> RecomputedIn;
   DenseMap<std::tuple<BasicBlock *, Value *, unsigned>, bool> RebuildableMemo;
 };
 
@@ -258,7 +284,10 @@ bool RecordResidualPlacer::rebuildable(BasicBlock &BB, Value *V,
 /// its arguments can be rebuilt from free values, so that it costs a call
 /// but no tape.
 bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
-  if (isScalarMathCall(I, &U.D.tli(U.Jvp)) && !U.isLinear(&I))
+  // Cheap intrinsics (fmuladd, fabs) are math calls too, but cost no more
+  // than the arithmetic they stand for: they take the cheap rule.
+  if (!isCheapToRecompute(I) && isScalarMathCall(I, &U.D.tli(U.Jvp)) &&
+      !U.isLinear(&I))
     return llvm::all_of(I.operands(), [&](Use &Op) {
       return isa<Function>(Op.get()) ||
              rebuildable(BB, Op.get(), /*FromRecord=*/false, 0);
@@ -273,8 +302,10 @@ void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
     return;
   auto *I = cast<Instruction>(V);
-  if (!rematerializable(BB, *I))
+  unsigned &Recomputed = RecomputedIn[U.recordKey(&BB)];
+  if (Recomputed >= MaxRecomputedPerRecord || !rematerializable(BB, *I))
     return tape(BB, V);
+  ++Recomputed;
   LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
                     << operandName(&BB)
                     << ": recomputed, cheap on values the record holds\n");
@@ -287,6 +318,87 @@ void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
     else
       place(BB, Op);
   }
+}
+
+uint64_t RecordResidualPlacer::bytesOf(Value *V) const {
+  return U.Jvp.getParent()->getDataLayout().getTypeAllocSize(V->getType());
+}
+
+/// What the requests of record \p Key would take if placed now: those
+/// that cannot be recomputed from the record's other values.
+uint64_t RecordResidualPlacer::tapedBytes(BasicBlock *Key) {
+  uint64_t Bytes = 0;
+  SmallPtrSet<Value *, 16> Counted;
+  for (auto [BB, V] : RequestsOf[Key])
+    if (!rematerializable(*BB, *cast<Instruction>(V)) &&
+        Counted.insert(V).second)
+      Bytes += bytesOf(V);
+  return Bytes;
+}
+
+/// The \p Candidates that rebuilding \p V in \p BB reads: the chain of
+/// cheap instructions down to free values and to the record's values
+/// (other requests, whose own chains are walked from them).
+void RecordResidualPlacer::collectLeaves(
+    BasicBlock &BB, Value *V, const SmallPtrSetImpl<Value *> &Candidates,
+    SmallPtrSetImpl<Value *> &Seen, SmallPtrSetImpl<Value *> &Used) {
+  if (!Seen.insert(V).second || isFree(BB, V))
+    return;
+  if (Candidates.count(V)) {
+    Used.insert(V);
+    return;
+  }
+  if (Needed[U.recordKey(&BB)].count(V))
+    return;
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || !U.isRecomputedNotTaped(*I))
+    return;
+  for (Value *Op : I->operands())
+    collectLeaves(BB, Op, Candidates, Seen, Used);
+}
+
+/// YOLO §6.1's store-or-recompute, for the state of a counted loop: the
+/// values its header carries from one iteration to the next (a time
+/// step's state) are not residuals themselves when no non-linear operation
+/// reads them directly, yet every stage of the step is cheap arithmetic on
+/// them. Keeping them is chosen when the record then holds fewer bytes
+/// (the requests they make recomputable, less the state itself).
+void RecordResidualPlacer::keepStateIfCheaper(BasicBlock *Header) {
+  SmallPtrSet<Value *, 8> Candidates;
+  for (PHINode &Phi : Header->phis())
+    if (!U.isLinear(&Phi) && !Needed[Header].count(&Phi) &&
+        !isFree(*Header, &Phi) && !Phi.getType()->isPointerTy() &&
+        Phi.getType()->isSingleValueType())
+      Candidates.insert(&Phi);
+  if (Candidates.empty())
+    return;
+  uint64_t Before = tapedBytes(Header);
+  SmallPtrSet<Value *, 16> &Kept = Needed[Header];
+  Kept.insert(Candidates.begin(), Candidates.end());
+  RebuildableMemo.clear();
+  uint64_t After = tapedBytes(Header);
+  SmallPtrSet<Value *, 8> Used;
+  for (auto [BB, V] : RequestsOf[Header]) {
+    SmallPtrSet<Value *, 32> Seen;
+    auto *I = cast<Instruction>(V);
+    if (rematerializable(*BB, *I))
+      for (Value *Op : I->operands())
+        collectLeaves(*BB, Op, Candidates, Seen, Used);
+  }
+  for (Value *V : Used)
+    After += bytesOf(V);
+  for (Value *V : Candidates)
+    if (!Used.count(V) || After >= Before)
+      Kept.erase(V);
+  RebuildableMemo.clear();
+}
+
+/// The counted loops' records first: their state is kept once per
+/// iteration at the header.
+void RecordResidualPlacer::keepStateWhereCheaper() {
+  for (auto &[L, AL] : U.Layout.ArrayLoops)
+    if (RequestsOf.count(L->getHeader()))
+      keepStateIfCheaper(L->getHeader());
 }
 
 /// \p V goes into the record \p BB writes (once per record).
@@ -310,6 +422,7 @@ void RecordResidualPlacer::tape(BasicBlock &BB, Value *V) {
 /// f.lin and f.rev instead of taped. The record never grows by this.
 void Unzipper::finalizeRecordResiduals() {
   RecordResidualPlacer Placer(*this);
+  Placer.keepStateWhereCheaper();
   // By index: placing one request can add others (a value outside loops
   // is rematerialized from an operand computed in another loop, which the
   // record must then hold), and those are placed in turn.
