@@ -670,12 +670,15 @@ ActivityPropagation::activeDataDestinations(const Instruction &I) const {
            MT && Info.Shadowed.count(MT->getRawSource()))
     Destinations.push_back(getUnderlyingObject(MT->getRawDest()));
   else if (auto *CB = dyn_cast<CallBase>(&I);
-           CB && !isa<IntrinsicInst>(CB) && !isStreamLibraryCall(*CB) &&
+           CB && !isa<IntrinsicInst>(CB) &&
            ((isPointerLike(CB->getType()) && Info.Shadowed.count(CB) &&
              differentiatedFromBody(CB->getCalledFunction(), Rules)) ||
-            llvm::any_of(CB->args(), [&](const Use &U) {
-              return Info.Varied.count(U.get()) || Info.Shadowed.count(U.get());
-            })))
+            llvm::any_of(CB->args(),
+                         [&](const Use &U) {
+                           return Info.Varied.count(U.get()) ||
+                                  Info.Shadowed.count(U.get());
+                         })) &&
+           !isStreamLibraryCall(*CB))
     for (const Use &U : CB->args())
       if (U->getType()->isPointerTy() && !Info.Shadowed.count(U.get()))
         Destinations.push_back(getUnderlyingObject(U.get()));

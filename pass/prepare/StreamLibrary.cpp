@@ -65,8 +65,15 @@ static std::optional<DemangledName> demangleFunction(const Function &F) {
   return N;
 }
 
+/// Whether \p Name may name an entity of namespace std (_ZNSt..., _ZNKSo...,
+/// _ZSt...): a cheap test before demangling, which most calls fail.
+static bool mayBeInStd(StringRef Name) {
+  return Name.starts_with("_ZNS") || Name.starts_with("_ZNKS") ||
+         Name.starts_with("_ZS");
+}
+
 bool isStreamLibraryFunction(const Function &F) {
-  if (!F.isDeclaration())
+  if (!F.isDeclaration() || !mayBeInStd(F.getName()))
     return false;
   std::optional<DemangledName> N = demangleFunction(F);
   if (!N)
