@@ -11,6 +11,9 @@
 //                added stays); else it returns y * 6.5 after k = 0..6
 //   rethrown(x) = the same through two levels: the inner catch rethrows,
 //                the outer catch uses x^3
+//   leaving(x) = s_k + x * k (k - 1) / 2: f throws the iteration k out of
+//                its own loop once s_i = sum_{j<=i} x sin(x j) > 2, and
+//                the catch adds x j for j < k (no throw: s_9)
 //   forward mode of each, and at x where no catch runs
 // RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
@@ -106,6 +109,32 @@ static double drethrown(double x) {
   return x > 1 ? std::log(x - 1) + x / (x - 1) + 1 : 3 * x * x;
 }
 
+double leaving(double x) {
+  double s = 0;
+  try {
+    for (int i = 0; i < 10; i++) {
+      s += std::sin(x * i) * x;
+      if (s > 2)
+        throw i;
+    }
+  } catch (int k) {
+    for (int j = 0; j < k; j++)
+      s += x * j;
+  }
+  return s;
+}
+
+static double dleaving(double x) {
+  double s = 0, d = 0;
+  for (int i = 0; i < 10; i++) {
+    s += std::sin(x * i) * x;
+    d += std::sin(x * i) + x * i * std::cos(x * i);
+    if (s > 2)
+      return d + i * (i - 1) / 2.0;
+  }
+  return d;
+}
+
 static void check(const char *name, double (*f)(double), double (*df)(double),
                   double x, double grad, double tangent) {
   double fd = AD_FD(x, f(x));
@@ -127,6 +156,11 @@ int main() {
   for (double x : {0.5, 2.5}) {
     check("rethrown", rethrown, drethrown, x, __ad_gradient(rethrown, x),
           __ad_derivative(rethrown, x, 1.0));
+  }
+  // 0.3: no throw; 0.9 and 1.4: thrown at different iterations.
+  for (double x : {0.3, 0.9, 1.4}) {
+    check("leaving", leaving, dleaving, x, __ad_gradient(leaving, x),
+          __ad_derivative(leaving, x, 1.0));
   }
   return ad_finish();
 }
