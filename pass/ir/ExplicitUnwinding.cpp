@@ -386,6 +386,56 @@ void Materializer::rewriteUsesAcrossEdges(Instruction &Def, Value *NormalDef,
     SSA.RewriteUse(*U);
 }
 
+/// The landing pad \p Stand stood for, at the start of \p B's block.
+static LandingPadInst *landingPadFor(IRBuilder<> &B, CallInst &Stand) {
+  LandingPadInst *LP =
+      B.CreateLandingPad(Stand.getType(), Stand.arg_size() - 1, "lp");
+  LP->setCleanup(cast<ConstantInt>(Stand.getArgOperand(0))->isOne());
+  for (unsigned K = 1; K < Stand.arg_size(); ++K)
+    LP->addClause(cast<Constant>(Stand.getArgOperand(K)));
+  return LP;
+}
+
+/// An invoke of what \p C calls, in place of the branch that ends C's
+/// block.
+static InvokeInst *invokeInsteadOf(CallBase &C, BasicBlock *Normal,
+                                   BasicBlock *Lpad) {
+  Instruction *OldBr = C.getParent()->getTerminator();
+  IRBuilder<> IB(OldBr);
+  SmallVector<OperandBundleDef, 2> Bundles;
+  C.getOperandBundlesAsDefs(Bundles);
+  SmallVector<Value *, 8> Args(C.args());
+  InvokeInst *II = IB.CreateInvoke(C.getFunctionType(), C.getCalledOperand(),
+                                   Normal, Lpad, Args, Bundles);
+  II->takeName(&C);
+  II->setCallingConv(C.getCallingConv());
+  II->setAttributes(C.getAttributes());
+  II->setDebugLoc(C.getDebugLoc());
+  copyCallMetadata(*II, C);
+  OldBr->eraseFromParent();
+  C.replaceAllUsesWith(II);
+  C.eraseFromParent();
+  return II;
+}
+
+/// Copies \p Tail, what runs between the call and the branch, to \p B
+/// (the unwinding edge), where the call's result is poison and
+/// \p Unwound true; \p VMap maps each instruction to its copy.
+static void copyTail(IRBuilder<> &B, ArrayRef<Instruction *> Tail, CallBase &C,
+                     CallInst &Unwound, ValueToValueMapTy &VMap) {
+  if (!C.getType()->isVoidTy())
+    VMap[&C] = PoisonValue::get(C.getType());
+  VMap[&Unwound] = B.getTrue();
+  for (Instruction *I : Tail) {
+    Instruction *Copy = I->clone();
+    Copy->setName(I->getName());
+    B.Insert(Copy);
+    VMap[I] = Copy;
+    RemapInstruction(Copy, VMap,
+                     RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+  }
+}
+
 void Materializer::materializeInvoke(CallInst &Unwound) {
   BasicBlock *BB = Unwound.getParent();
   auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
@@ -406,55 +456,23 @@ void Materializer::materializeInvoke(CallInst &Unwound) {
   BasicBlock *Lpad =
       BasicBlock::Create(Ctx, BB->getName() + ".lpad", &F, UnwoundBB);
   IRBuilder<> B(Lpad);
-  LandingPadInst *LP =
-      B.CreateLandingPad(Stand->getType(), Stand->arg_size() - 1, "lp");
-  LP->setCleanup(cast<ConstantInt>(Stand->getArgOperand(0))->isOne());
-  for (unsigned K = 1; K < Stand->arg_size(); ++K)
-    LP->addClause(cast<Constant>(Stand->getArgOperand(K)));
-
-  // What ran between the call and the branch runs on both edges.
-  ValueToValueMapTy VMap;
-  if (!C->getType()->isVoidTy())
-    VMap[C] = PoisonValue::get(C->getType());
-  VMap[&Unwound] = B.getTrue();
+  LandingPadInst *LP = landingPadFor(B, *Stand);
   SmallVector<Instruction *, 8> Tail;
   for (Instruction &I : *Normal)
     if (&I != Br && &I != &Unwound)
       Tail.push_back(&I);
-  for (Instruction *I : Tail) {
-    Instruction *Copy = I->clone();
-    Copy->setName(I->getName());
-    B.Insert(Copy);
-    VMap[I] = Copy;
-    RemapInstruction(Copy, VMap,
-                     RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
-  }
+  ValueToValueMapTy VMap;
+  copyTail(B, Tail, *C, Unwound, VMap);
   B.CreateBr(UnwoundBB);
   for (PHINode &Phi : UnwoundBB->phis()) {
     int Idx = Phi.getBasicBlockIndex(Normal);
-    Value *In = Phi.getIncomingValue(Idx);
-    if (Value *Mapped = VMap.lookup(In))
+    if (Value *Mapped = VMap.lookup(Phi.getIncomingValue(Idx)))
       Phi.setIncomingValue(Idx, Mapped);
     Phi.setIncomingBlock(Idx, Lpad);
   }
   BranchInst::Create(NormalBB, Br->getIterator());
   Br->eraseFromParent();
-
-  Instruction *OldBr = BB->getTerminator();
-  IRBuilder<> IB(OldBr);
-  SmallVector<OperandBundleDef, 2> Bundles;
-  C->getOperandBundlesAsDefs(Bundles);
-  SmallVector<Value *, 8> Args(C->args());
-  InvokeInst *II = IB.CreateInvoke(C->getFunctionType(), C->getCalledOperand(),
-                                   Normal, Lpad, Args, Bundles);
-  II->takeName(C);
-  II->setCallingConv(C->getCallingConv());
-  II->setAttributes(C->getAttributes());
-  II->setDebugLoc(C->getDebugLoc());
-  copyCallMetadata(*II, *C);
-  OldBr->eraseFromParent();
-  C->replaceAllUsesWith(II);
-  C->eraseFromParent();
+  InvokeInst *II = invokeInsteadOf(*C, Normal, Lpad);
   Stand->replaceAllUsesWith(LP);
   Stand->eraseFromParent();
   MadePads = true;

@@ -1,5 +1,4 @@
-//===- ExplicitUnwinding.h - exceptions as ordinary control flow -*- C++
-//-*-===//
+//===- ExplicitUnwinding.h - exceptions as branches -------------*- C++ -*-===//
 //
 // The three stages know branches, merges and one return. C++ exceptions
 // add invokes (a call with a second, exceptional successor), landing pads
