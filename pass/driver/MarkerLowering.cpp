@@ -390,6 +390,9 @@ static void releaseTape(IRBuilder<> &B, const RequestTape &Tape, Module &M) {
 /// Calls f.fwd, which fills \p Tape, then f.rev with a seed of 1 for f's
 /// result; returns f.rev's call, the cotangents of the active parameters.
 /// The global shadows f.fwd wrote (\p Shadows) are cleared in between.
+/// When f can throw, f.fwd is called through f.fwd.guarded, which undoes
+/// what f.fwd did if it unwinds (UnwindingRequests.h); that call is
+/// R.MayUnwind.
 static CallInst *callForwardThenReverse(IRBuilder<> &B, Request &R,
                                         Function *Fwd, Function *Rev,
                                         Value *Tape, bool TapeOnHeap,
