@@ -6,6 +6,8 @@
 #include "driver/HandleLowering.h"
 #include "driver/LoweringHelpers.h"
 #include "driver/TapeRemarks.h"
+#include "driver/UnwindingRequests.h"
+#include "ir/ExplicitUnwinding.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
 #include "unzip/TapeRuntime.h"
@@ -389,9 +391,12 @@ static void releaseTape(IRBuilder<> &B, const RequestTape &Tape, Module &M) {
 /// Calls f.fwd, which fills \p Tape, then f.rev with a seed of 1 for f's
 /// result; returns f.rev's call, the cotangents of the active parameters.
 /// The global shadows f.fwd wrote (\p Shadows) are cleared in between.
-static CallInst *callForwardThenReverse(IRBuilder<> &B, const Request &R,
+/// When f can throw, f.fwd is called through f.fwd.guarded, which undoes
+/// what f.fwd did if it unwinds (UnwindingRequests.h); that call is
+/// R.MayUnwind.
+static CallInst *callForwardThenReverse(IRBuilder<> &B, Request &R,
                                         Function *Fwd, Function *Rev,
-                                        Value *Tape,
+                                        Value *Tape, bool TapeOnHeap,
                                         ArrayRef<GlobalVariable *> Shadows,
                                         Differentiator &D) {
   SmallVector<Value *, 8> FwdArgs(R.Args);
@@ -401,7 +406,19 @@ static CallInst *callForwardThenReverse(IRBuilder<> &B, const Request &R,
   // allocation. A shadow it cannot, because f freed memory the caller
   // passed in, is a run-time error when the request ends.
   Value *FreesMark = emitShadowFreesBegin(B);
-  B.CreateCall(Fwd, FwdArgs)->setDebugLoc(R.Marker->getDebugLoc());
+  bool TrimsTape = usesRuntimeTape(D.module(), {Fwd, Rev}, D.rules());
+  CallInst *FwdCall;
+  if (unwindsExplicitly(*Fwd)) {
+    Function *Guarded = guardedForward(
+        *Fwd, *Rev, {TapeOnHeap, FreesMark != nullptr, TrimsTape});
+    D.noteGenerated(Guarded);
+    if (FreesMark)
+      FwdArgs.push_back(FreesMark);
+    FwdCall = R.MayUnwind = B.CreateCall(Guarded, FwdArgs);
+  } else {
+    FwdCall = B.CreateCall(Fwd, FwdArgs);
+  }
+  FwdCall->setDebugLoc(R.Marker->getDebugLoc());
   zeroGlobalShadows(B, Shadows, D);
   SmallVector<Value *, 2> RevArgs{Tape};
   if (Rev->arg_size() > 1)
@@ -410,7 +427,7 @@ static CallInst *callForwardThenReverse(IRBuilder<> &B, const Request &R,
   Cts->setDebugLoc(R.Marker->getDebugLoc());
   if (FreesMark)
     emitShadowFreesEnd(B, FreesMark);
-  if (usesRuntimeTape(D.module(), {Fwd, Rev}, D.rules()))
+  if (TrimsTape)
     emitTapeTrim(B);
   return Cts;
 }
@@ -432,7 +449,7 @@ static bool lowerGradient(Request &R, Differentiator &D) {
   if (!Tape.OnHeap)
     B.CreateLifetimeStart(Tape.Ptr);
   CallInst *Cts = callForwardThenReverse(B, R, U.Fwd, Rev, Tape.Ptr,
-                                         Shadows.getArrayRef(), D);
+                                         Tape.OnHeap, Shadows.getArrayRef(), D);
   releaseTape(B, Tape, D.module());
 
   SmallVector<Value *, 8> Grads;
@@ -529,6 +546,8 @@ static bool lowerDerivative(Request &R, Differentiator &D) {
   zeroGlobalShadows(B, Shadows.getArrayRef(), D);
   CallInst *Call = B.CreateCall(Jvp, Args);
   Call->setDebugLoc(R.Marker->getDebugLoc());
+  if (unwindsExplicitly(*Jvp))
+    R.MayUnwind = Call;
   SmallVector<Value *, 1> Out;
   if (HasTangent)
     Out.push_back(ResultTangent
@@ -669,8 +688,10 @@ static void noteFunctionsCalledOnlyByRequests(
 /// code, or reports why it cannot. Either way the marker is gone.
 static void lowerRequest(Module &M, CallBase *Marker, unsigned Level,
                          Differentiator &D) {
-  if (auto *II = dyn_cast<InvokeInst>(Marker))
-    Marker = changeToCall(II);
+  // Inside a try, the request's own calls unwind to the handler.
+  BasicBlock *UnwindDest;
+  Marker = callInsteadOfInvoke(*Marker, UnwindDest);
+  BasicBlock *MarkerBlock = Marker->getParent();
   D.diags().setRequest(Marker);
   D.beginRequest();
   std::optional<Request> R = parseRequest(*Marker, D.diags(), D.rules());
@@ -680,6 +701,7 @@ static void lowerRequest(Module &M, CallBase *Marker, unsigned Level,
                   : R->Reverse            ? lowerGradient(*R, D)
                                           : lowerDerivative(*R, D));
   D.endRequest(Ok);
+  unwindToHandler(Ok ? R->MayUnwind : nullptr, UnwindDest, MarkerBlock);
   if (!Ok && !Marker->getType()->isVoidTy())
     Marker->replaceAllUsesWith(PoisonValue::get(Marker->getType()));
   Marker->eraseFromParent();
@@ -725,11 +747,15 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   }));
   unsigned CurrentLevel = 0;
   for (auto [Marker, Level] : Order) {
-    if (Level != CurrentLevel)
+    if (Level != CurrentLevel) {
+      // The next level differentiates this one's derived code as it runs.
+      materializeUnwinding(M);
       findActiveGlobalsOfLevel(M, Order, CurrentLevel = Level, D);
+    }
     lowerRequest(M, Marker, Level, D);
   }
   D.diags().setRequest(nullptr);
+  materializeUnwinding(M);
   eraseRequestLeftovers(M, D);
   return Callers;
 }

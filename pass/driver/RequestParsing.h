@@ -46,6 +46,9 @@ struct Request {
   /// the struct's type. Args[0] and Extras[0], the result and its tangent,
   /// are locals lowerDerivative makes (null until then).
   llvm::Type *ResultInMemory = nullptr;
+  /// The call of the lowered request through which an exception of f
+  /// leaves it, if f can throw (null until lowered).
+  llvm::CallInst *MayUnwind = nullptr;
 };
 
 /// Whether \p Name is that of a marker (a request), mangled names aside.

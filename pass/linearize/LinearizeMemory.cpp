@@ -326,6 +326,12 @@ static std::string memoryWithoutShadow(const Value *P,
     if (Rules.isInactive(*Callee))
       return "memory that '" + displayName(*Callee) +
              "' returned, which is declared AD_INACTIVE";
+    // The thrown object reaches the handler through the C++ runtime,
+    // which carries no derivative with it.
+    if (Callee->getName() == "__cxa_allocate_exception")
+      return "the object of a throw expression: a thrown value cannot carry "
+             "a derivative; throw a value without one (an error code, a "
+             "message) and pass derivatives outside the exception";
     if (Callee->isDeclaration())
       return "memory that '" + displayName(*Callee) +
              "' returned, whose body is not visible in this translation unit";

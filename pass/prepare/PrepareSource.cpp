@@ -2,6 +2,7 @@
 #include "prepare/PrepareSource.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Diagnostics.h"
+#include "ir/ExplicitUnwinding.h"
 #include "ir/ShadowMemory.h"
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
@@ -92,11 +93,6 @@ static bool checkSupported(Function &F, const Function &Orig,
       return false;
     }
   for (Instruction &I : instructions(F)) {
-    if (isa<InvokeInst>(I) || isa<LandingPadInst>(I) || isa<ResumeInst>(I)) {
-      Diags.errorAt(I, "cannot differentiate code with exception handling "
-                       "(compile with -fno-exceptions)");
-      return false;
-    }
     // -ffp-model=strict, -frounding-math and FENV_ACCESS make every
     // operation a constrained intrinsic, with rounding and exception
     // semantics the derivative code would have to keep too.
@@ -414,6 +410,19 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   // After SimplifyCFG has merged straight-line blocks (ForwardLoads.h).
   forwardLoadsInBlocks(*Src);
   FAM.clear(*Src, Src->getName());
+  bool Unwinds = false;
+  if (!makeUnwindingExplicit(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src),
+                             Diags, Unwinds)) {
+    Src->eraseFromParent();
+    return nullptr;
+  }
+  if (Unwinds) {
+    // Calls that may unwind leave loops by a second exit now.
+    FunctionPassManager Reshape;
+    Reshape.addPass(LoopSimplifyPass());
+    Reshape.run(*Src, FAM);
+    FAM.clear(*Src, Src->getName());
+  }
   if (!Optimize)
     splitFMulAddAsBackendWould(*Src);
 

@@ -1,8 +1,8 @@
 // A C++ pointer to member function is not a function ADPass can name: the
 // error says so and how to wrap it (it said "must name a function (not a
 // variable or function pointer computed at run time)").
-// RUN: not %adcxx -O0 -fno-exceptions -c %s -o /dev/null 2>&1 | FileCheck %s
-// RUN: not %adcxx -O2 -fno-exceptions -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcxx -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcxx -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
 
 struct Model {

@@ -5,8 +5,8 @@
 // (found by a probe; forward mode was right). A copy of an object holding
 // a union is now an error. Passing the std::function by reference works
 // (integration/cxx_std_function.cpp).
-// RUN: not %adcxx -fno-exceptions -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
-// RUN: not %adcxx -fno-exceptions -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcxx -O0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %adcxx -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
 #include <ad.h>
 #include <functional>
 #include <vector>

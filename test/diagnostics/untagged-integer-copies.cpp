@@ -9,9 +9,9 @@
 // and the struct-path TBAA tags of their accesses type the new storage:
 // the gradient is computed. Either way, never a wrong one: each run either
 // prints the right gradient or fails to compile with this error.
-// RUN: %adcxx -O1 -fno-exceptions %s -o %t.O1 %adlibs 2> %t.O1.err && %t.O1 || FileCheck %s < %t.O1.err
-// RUN: %adcxx -O2 -fno-exceptions %s -o %t.O2 %adlibs 2> %t.O2.err && %t.O2 || FileCheck %s < %t.O2.err
-// RUN: %adcxx -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs 2> %t.O1.err && %t.O1 || FileCheck %s < %t.O1.err
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs 2> %t.O2.err && %t.O2 || FileCheck %s < %t.O2.err
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
 // CHECK: error: cannot differentiate this memory copy: what it moves (float, double or pointer data) cannot be told from this function or its callers; copy element by element instead
 #include "ad.h"
 #include "adcheck.h"

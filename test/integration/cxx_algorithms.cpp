@@ -4,9 +4,9 @@
 // elements between the references iterators' operator* return, typed by
 // the element type the iterator's operator+ steps by (a compile error
 // before).
-// RUN: %adcxx -std=c++17 -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -std=c++17 -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <algorithm>

@@ -17,8 +17,9 @@
 // candidates include the abstract base's, a trap that never returns (an
 // internal error at -O0 before).
 //
-// RUN: %adcxx -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -fno-exceptions -O0 %s -o %t.noexc %adlibs && %t.noexc
 
 #include "ad.h"
 #include "adcheck.h"

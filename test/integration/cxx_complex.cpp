@@ -5,9 +5,9 @@
 // which take a <2 x float>), in reverse and forward mode, against the
 // analytic partials of
 //   g(a, b) = Re exp z + Im log z + Re sqrt z + arg z |z|,  z = a + b i.
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcxx -fno-exceptions -O2 -ffast-math %s -o %t.O2f %adlibs && %t.O2f
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O2 -ffast-math %s -o %t.O2f %adlibs && %t.O2f
 #include "ad.h"
 #include "adcheck.h"
 #include <complex>

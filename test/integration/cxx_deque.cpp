@@ -9,8 +9,8 @@
 // are kept"). 700 elements need 11 nodes of 64 doubles: new nodes at both
 // ends, and the map (8 entries at first) is reallocated and its node
 // pointers copied with std::copy.
-// RUN: %adcxx -std=c++17 -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <deque>

@@ -13,8 +13,8 @@
 //   det(x)   = det T(x), T tridiagonal     (analytic below)
 // REQUIRES: eigen
 // clang-format off
-// RUN: %adcxx -fno-exceptions -std=c++17 -I/usr/include/eigen3 -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -std=c++17 -I/usr/include/eigen3 -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -I/usr/include/eigen3 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -I/usr/include/eigen3 -O2 %s -o %t.O2 %adlibs && %t.O2
 // clang-format on
 #include "ad.h"
 #include "adcheck.h"

@@ -4,8 +4,8 @@
 // dynamic matrices, A * v, are not supported yet: a compile error.)
 // REQUIRES: eigen
 // clang-format off
-// RUN: %adcxx -O0 -fno-exceptions -I/usr/include/eigen3 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -O2 -fno-exceptions -I/usr/include/eigen3 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 -I/usr/include/eigen3 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 -I/usr/include/eigen3 %s -o %t.O2 %adlibs && %t.O2
 // clang-format on
 #include "ad.h"
 #include "adcheck.h"

@@ -3,9 +3,9 @@
 // given the global's address itself at -O0), and a static member of a
 // class template, instantiated for double and float; a function-local
 // static with a dynamic initializer (guarded by an atomic load).
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <array>

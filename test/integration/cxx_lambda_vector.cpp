@@ -16,8 +16,8 @@
 //     to the shadow arrays), plus an active double member;
 //   - forward mode on a vector loss.
 //
-// RUN: %adcxx -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
 
 #include "ad.h"
 #include "adcheck.h"

@@ -3,9 +3,9 @@
 // filled, and the local got no shadow ("an active value is stored into
 // memory without a shadow (an AD_CONST pointer, or a global ...)", -Os
 // and -Oz only; found by probing). sum (x i)^2 over i < 4 = 14 x^2.
-// RUN: %adcxx -fno-exceptions -Os %s -o %t.Os %adlibs && %t.Os
-// RUN: %adcxx -fno-exceptions -Oz %s -o %t.Oz %adlibs && %t.Oz
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -Os %s -o %t.Os %adlibs && %t.Os
+// RUN: %adcxx -Oz %s -o %t.Oz %adlibs && %t.Oz
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
 #include "ad.h"
 #include "adcheck.h"
 #include <vector>

@@ -36,9 +36,10 @@
 //   derived(x)  = 2 x^2 * 3 x^3 = 6 x^5          (a class holding a vector,
 //                                                 built from a pointer range
 //                                                 and from a pushed vector)
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcxx -fno-exceptions -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -fno-exceptions -O2 %s -o %t.noexc %adlibs && %t.noexc
 #include "ad.h"
 #include "adcheck.h"
 #include <algorithm>

@@ -6,8 +6,8 @@
 // the call chain gets its shadow. Before, this was a compile error at -O0
 // only ("an active value is stored into memory without a shadow (an
 // AD_CONST pointer, or a global variable ...)").
-// RUN: %adcxx -std=c++17 -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <memory>

@@ -2,9 +2,9 @@
 // function, a virtual one included, chosen at run time: the pointer holds
 // a vtable offset or a function address, and the call is an indirect call
 // the pass dispatches on (IndirectCalls.cpp).
-// RUN: %adcxx -std=c++17 -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -std=c++17 -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 

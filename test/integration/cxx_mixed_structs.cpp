@@ -5,8 +5,8 @@
 // such a value returns the tangent in the same type, its integer fields
 // the result's own: they were zero, so the tangent of an engaged
 // std::optional came back empty (found by a probe).
-// RUN: %adcxx -std=c++17 -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <cmath>

@@ -4,10 +4,11 @@
 // pointer derived from null was "a pointer to memory without derivatives
 // stored where pointers to memory with derivatives are kept" (an error at
 // -O2 only, found by probing); its shadow is itself.
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcxx -fno-exceptions -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -fno-exceptions -O2 %s -o %t.noexc %adlibs && %t.noexc
 #include "ad.h"
 #include "adcheck.h"
 #include <cmath>

@@ -3,8 +3,8 @@
 // result use): it got no shadow, and storing an active value there was an
 // error ("memory that 'operator new[](unsigned long, std::nothrow_t const&)'
 // returned, whose body is not visible"; found by a probe).
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <new>

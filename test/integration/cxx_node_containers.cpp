@@ -12,9 +12,9 @@
 // now gets a null shadow (Linearize.cpp, storesParameter, also through
 // std::move and std::forward). Before, compile errors ("no derivative rule
 // and its body is not visible").
-// RUN: %adcxx -std=c++17 -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -O1 -fno-exceptions %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <list>

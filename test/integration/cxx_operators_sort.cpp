@@ -5,9 +5,9 @@
 // doubles and the program crashed), std::swap of structs (at -O0 through a
 // local of the struct's type; the copy between the two references was of
 // unknown type), and std::function. Structs sorted: cxx_sort_structs.cpp.
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <algorithm>

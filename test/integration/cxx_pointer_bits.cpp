@@ -4,9 +4,9 @@
 // pointers move with them (before, the derivative followed an unset shadow
 // pointer: a segfault at -O1 to -O3). At -O0 the relocation of a
 // std::vector<T *> is still an error (what the copy moves cannot be told).
-// RUN: %adcxx -O1 -fno-exceptions %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcxx -O3 -fno-exceptions %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O3 %s -o %t.O3 %adlibs && %t.O3
 #include "ad.h"
 #include "adcheck.h"
 #include <cmath>

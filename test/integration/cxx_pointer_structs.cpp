@@ -12,8 +12,8 @@
 //                                                 (expression objects)
 //   kernel(x)  = 2 x * 3 + x^2 [twice, no next] -> 6 + 2x    (functor kept by
 //                                                 reference, null member)
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 

@@ -7,10 +7,10 @@
 // nothing in the function types; the iterator's operator+ steps the same
 // field over Particle (ShadowMemory.cpp, fieldElementType). Before, a
 // compile error at -O0.
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcxx -fno-exceptions -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O3 %s -o %t.O3 %adlibs && %t.O3
 #include "ad.h"
 #include "adcheck.h"
 #include <algorithm>

@@ -9,9 +9,9 @@
 // pair<double *, ptrdiff_t> whose pointer _Temporary_buffer keeps: the call
 // returns the pointer's shadow on request (Activity.cpp,
 // isStoredWhereShadowsAreKept). Before, a compile error at -O0.
-// RUN: %adcxx -std=c++17 -O0 -fno-exceptions -Wno-deprecated-declarations %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -O1 -fno-exceptions %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 -Wno-deprecated-declarations %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <algorithm>

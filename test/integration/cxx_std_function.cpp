@@ -16,11 +16,11 @@
 // probe). clang made the copy as the closure type and tagged its two
 // pointer fields, which now type it.
 // clang-format off
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs 2>&1 | FileCheck %s --check-prefix=O0
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs 2>&1 | FileCheck %s --check-prefix=O0
 // RUN: %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs 2>&1 | count 0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs 2>&1 | count 0
 // RUN: %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs 2>&1 | count 0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs 2>&1 | count 0
 // RUN: %t.O2
 // O0: warning: '{{.*}}_M_create{{.*}}', reached through a function pointer in the differentiated code, cannot be differentiated: cannot differentiate this memory copy
 // clang-format on

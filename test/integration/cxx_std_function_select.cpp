@@ -5,11 +5,11 @@
 // call through it was taken for a constant, and the derivative was 0 in
 // both modes at -O1 and -O2 with no diagnostic (found by a probe).
 // clang-format off
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs 2>&1 | FileCheck %s --check-prefix=O0
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs 2>&1 | FileCheck %s --check-prefix=O0
 // RUN: %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs 2>&1 | count 0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs 2>&1 | count 0
 // RUN: %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs 2>&1 | count 0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs 2>&1 | count 0
 // RUN: %t.O2
 // At -O0 the managers' copy of a closure cannot be differentiated (as in
 // cxx_std_function.cpp); it is never called here.

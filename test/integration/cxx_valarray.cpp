@@ -17,10 +17,10 @@
 // h(x) = sum u * (u * u), u = (x, x^2, 1) = x^3 + x^6 + 1,
 //                                                 h' = 3x^2 + 6x^5
 // k(x) = sum (x, 2x, x^2)^2 = 5x^2 + x^4,         k' = 10x + 4x^3
-// RUN: %adcxx -fno-exceptions -O0 %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -fno-exceptions -O1 %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -fno-exceptions -O2 %s -o %t.O2 %adlibs && %t.O2
-// RUN: not %adcxx -fno-exceptions -O0 -DINIT_LIST_AT_O0 -c %s -o /dev/null 2>&1 | FileCheck %s
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: not %adcxx -O0 -DINIT_LIST_AT_O0 -c %s -o /dev/null 2>&1 | FileCheck %s
 // CHECK: error: cannot differentiate this memory copy: what it moves (float, double or pointer data) cannot be told from this function or its callers; copy element by element instead
 #include "ad.h"
 #include "adcheck.h"

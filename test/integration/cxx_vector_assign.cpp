@@ -9,9 +9,9 @@
 // shadow is itself (Linearize.cpp, linearizeUserCall). Before, compile
 // errors from -O1 ("what it moves ... cannot be told", then "active data
 // is copied into memory without a shadow").
-// RUN: %adcxx -std=c++17 -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -O1 -fno-exceptions %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O1 %s -o %t.O1 %adlibs && %t.O1
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <vector>

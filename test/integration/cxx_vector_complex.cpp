@@ -5,8 +5,8 @@
 // std::complex<double> (ShadowMemory.cpp, steppedElementType): its callers
 // pass pointers loaded from the vector's fields, which say nothing. Before,
 // a compile error at -O0 ("what it moves ... cannot be told").
-// RUN: %adcxx -std=c++17 -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -std=c++17 -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -std=c++17 -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -std=c++17 -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 #include <complex>

@@ -7,8 +7,8 @@
 // Before, this was a compile error at -O0 only ("a pointer to memory
 // without derivatives is stored where pointers to memory with derivatives
 // are kept").
-// RUN: %adcxx -O0 -fno-exceptions %s -o %t.O0 %adlibs && %t.O0
-// RUN: %adcxx -O2 -fno-exceptions %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O0 %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O2 %s -o %t.O2 %adlibs && %t.O2
 #include "ad.h"
 #include "adcheck.h"
 

@@ -129,11 +129,15 @@ class Probe:
     def __init__(self, a):
         self.a = a
 
-    def compile(self, src, exe, level, cxx, plugin):
+    def compile(self, src, exe, level, prog, plugin):
+        cxx = prog.cxx
         cmd = [self.a.clangxx if cxx else self.a.clang, "-" + level,
                "-w", "-I" + self.a.include]
         if cxx:
-            cmd += ["-std=c++17", "-fno-exceptions"]
+            cmd += ["-std=c++17"]
+            # C++ with exceptions (clang++'s default) and without, by seed.
+            if prog.seed % 2:
+                cmd += ["-fno-exceptions"]
         if plugin:
             cmd += ["-fpass-plugin=" + self.a.plugin, "-Xclang", "-load",
                     "-Xclang", self.a.plugin, "-mllvm", "-ad-verify-each"]
@@ -151,7 +155,7 @@ class Probe:
         ref = None
         if not any(b.nested for b in prog.blocks):
             rexe = os.path.join(work, "ref-" + level)
-            rc, _, err = self.compile(src, rexe, level, prog.cxx, False)
+            rc, _, err = self.compile(src, rexe, level, prog, False)
             if rc != 0:
                 return ("invalid", "build", first_line(err, "error"))
             rc, out, err = run_cmd([rexe], self.a.run_timeout)
@@ -159,7 +163,7 @@ class Probe:
                 return ("invalid", "run", "plain run: rc %s %s" % (
                     rc, first_line(err)))
             ref = parse(out)
-        rc, _, err = self.compile(src, exe, level, prog.cxx, True)
+        rc, _, err = self.compile(src, exe, level, prog, True)
         if rc is None:
             return ("timeout", "compile", "compile timeout")
         if rc != 0:

@@ -1,7 +1,5 @@
 // The gradient of a C++ template instance that fills a std::array and sums
-// it with std::accumulate, checked against the exact derivative. (Nothing
-// here can throw: code with exception handling needs -fno-exceptions, see
-// docs/supported.md.)
+// it with std::accumulate, checked against the exact derivative.
 #include <ad.h>
 #include <array>
 #include <cmath>
