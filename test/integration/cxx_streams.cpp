@@ -5,10 +5,10 @@
 // forward derivatives against the analytic values and central differences.
 //
 // RUN: printf '1.5 2.5 7\n' > %t.nums
-// RUN: %adcxx -fno-exceptions -O0 -DNUMS='"%t.nums"' %s -o %t.O0 %adlibs && %t.O0
+// RUN: %adcxx -O0 -DNUMS='"%t.nums"' %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcxx -fno-exceptions -O1 -DNUMS='"%t.nums"' %s -o %t.O1 %adlibs && %t.O1
-// RUN: %adcxx -fno-exceptions -O2 -DNUMS='"%t.nums"' %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcxx -fno-exceptions -O3 -g -DNUMS='"%t.nums"' %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcxx -O2 -DNUMS='"%t.nums"' %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcxx -O3 -g -DNUMS='"%t.nums"' %s -o %t.O3 %adlibs && %t.O3
 
 #include "ad.h"
 #include "adcheck.h"
