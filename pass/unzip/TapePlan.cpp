@@ -289,9 +289,21 @@ void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   }
 }
 
-/// \p V goes into the record \p BB writes (once per record).
+/// \p V goes into the record \p BB writes (once per record), or, when an
+/// enclosing counted loop computes it outside \p BB's own loop (a load
+/// LICM hoisted out of an inner loop: the c[col] of a triangular product),
+/// into that loop's record, once per iteration of that loop rather than of
+/// the inner one.
 void RecordResidualPlacer::tape(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
+  if (U.leafLoop(*cast<Instruction>(V), BB)) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB)
+                      << ": taped, record of the enclosing loop computing it\n");
+    U.noteLoopLeaf(*cast<Instruction>(V));
+    Layout.Reads[{&BB, V}] = Layout.LoopLeaves.lookup(V);
+    return;
+  }
   BasicBlock *Key = U.recordKey(&BB);
   LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
                     << operandName(&BB) << ": taped, record of "
@@ -402,6 +414,13 @@ void Unzipper::noteStaticLeaves(const SCEV *S) {
   }
 }
 
+Value *Unzipper::currentRecordOf(IRBuilder<> &B, BasicBlock &Key,
+                                 const LoopValues &Loops) {
+  const ArrayLoop *AL = arrayLoopOf(&Key);
+  return arrayElement(B, Loops.Arrays.lookup(AL).first, Layout.Records[&Key].Ty,
+                      Loops.Counters.lookup(AL));
+}
+
 /// Emits \p S (isRecomputable) into f.lin: counters for add-recurrences,
 /// static tape reads for values, and reads of an outer loop's record, at
 /// its current iteration, for values computed in it.
@@ -418,14 +437,12 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
     if (isa<Constant>(V))
       return V;
     if (auto Leaf = Layout.LoopLeaves.find(V);
-        Leaf != Layout.LoopLeaves.end()) {
-      const ArrayLoop *AL = arrayLoopOf(Leaf->second.Record);
-      Value *Record = arrayElement(B, Loops.Arrays.lookup(AL).first,
-                                   Layout.Records[AL->L->getHeader()].Ty,
-                                   Loops.Counters.lookup(AL));
-      return B.CreateLoad(T, slotAddress(B, Leaf->second, TapePtr, Record),
-                          V->getName());
-    }
+        Leaf != Layout.LoopLeaves.end())
+      return B.CreateLoad(
+          T,
+          slotAddress(B, Leaf->second, TapePtr,
+                      currentRecordOf(B, *Leaf->second.Record, Loops)),
+          V->getName());
     auto *Load = B.CreateLoad(
         T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
         V->getName());

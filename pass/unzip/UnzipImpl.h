@@ -227,6 +227,11 @@ private:
   void noteLoopLeaf(Instruction &I);
   Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
                         const LoopValues &Loops);
+  /// In f.lin, the element of array loop \p Key's array (\p Key is its
+  /// header) for the loop's current iteration: where a block of an inner
+  /// loop reads what that loop keeps once per iteration (LoopLeaves).
+  Value *currentRecordOf(IRBuilder<> &B, BasicBlock &Key,
+                         const LoopValues &Loops);
   /// The predecessor index of merge block \p M, when the branch of its
   /// immediate dominator decides it and its condition is recomputable.
   std::optional<RecomputedPred> recomputablePredIndex(BasicBlock &M);

@@ -363,8 +363,14 @@ Value *LinBuilder::readTaped(IRBuilder<> &B, Value *V) {
   assert(It != Layout.Reads.end() && "non-linear value not taped");
   Value *&Read = LocalReads[{JvpBB, V}];
   if (!Read) {
+    // A value an enclosing counted loop keeps once per iteration lives in
+    // that loop's record, at its current iteration.
+    BasicBlock *Key = It->second.Record;
+    Value *Rec = Key && Key != U.recordKey(JvpBB)
+                     ? U.currentRecordOf(B, *Key, {ArrayOf, CounterOf})
+                     : Record;
     auto *Load = B.CreateLoad(V->getType(),
-                              U.slotAddress(B, It->second, TapePtr, Record),
+                              U.slotAddress(B, It->second, TapePtr, Rec),
                               V->getName());
     if (!It->second.Record)
       markWith(Load, StaticReadMD);
