@@ -297,9 +297,9 @@ void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
 void RecordResidualPlacer::tape(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
   if (U.leafLoop(*cast<Instruction>(V), BB)) {
-    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
-                      << operandName(&BB)
-                      << ": taped, record of the enclosing loop computing it\n");
+    LLVM_DEBUG(
+        dbgs() << "ad-unzip: " << operandName(V) << " in " << operandName(&BB)
+               << ": taped, record of the enclosing loop computing it\n");
     U.noteLoopLeaf(*cast<Instruction>(V));
     Layout.Reads[{&BB, V}] = Layout.LoopLeaves.lookup(V);
     return;
@@ -436,8 +436,7 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
     Value *V = U->getValue();
     if (isa<Constant>(V))
       return V;
-    if (auto Leaf = Layout.LoopLeaves.find(V);
-        Leaf != Layout.LoopLeaves.end())
+    if (auto Leaf = Layout.LoopLeaves.find(V); Leaf != Layout.LoopLeaves.end())
       return B.CreateLoad(
           T,
           slotAddress(B, Leaf->second, TapePtr,
@@ -551,17 +550,27 @@ void Unzipper::noteReturnPacking() {
 }
 
 /// The preheader and the exit block of an array loop keep its base and
-/// count, for f.lin and f.rev to find the array from either side.
+/// count, for f.lin and f.rev to find the array from either side. When the
+/// preheader dominates the exit block and both write the same record (the
+/// static tape, or the same element of an enclosing loop's array: the same
+/// iteration of it), the exit block reads what the preheader kept.
 void Unzipper::addLoopEntries() {
   LLVMContext &Ctx = Jvp.getContext();
   Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
-  for (auto &[L, AL] : Layout.ArrayLoops)
-    for (BasicBlock *X : {L->getLoopPreheader(), L->getExitBlock()}) {
+  for (auto &[L, AL] : Layout.ArrayLoops) {
+    BasicBlock *PH = L->getLoopPreheader(), *Exit = L->getExitBlock();
+    for (BasicBlock *X : {PH, Exit}) {
+      if (X == Exit && recordKey(PH) == recordKey(Exit) &&
+          DT->dominates(PH, Exit)) {
+        Layout.LoopEntries[{Exit, &AL}] = Layout.LoopEntries[{PH, &AL}];
+        continue;
+      }
       TapeSlot Base = addStored(*X, {RecordStore::LoopBase, nullptr, &AL}, Ptr);
       TapeSlot Count =
           addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
       Layout.LoopEntries[{X, &AL}] = {Base, Count};
     }
+  }
 }
 
 /// What \p BB needs on the tape: its predecessor index, its callees' tapes,

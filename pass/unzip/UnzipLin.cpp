@@ -369,9 +369,8 @@ Value *LinBuilder::readTaped(IRBuilder<> &B, Value *V) {
     Value *Rec = Key && Key != U.recordKey(JvpBB)
                      ? U.currentRecordOf(B, *Key, {ArrayOf, CounterOf})
                      : Record;
-    auto *Load = B.CreateLoad(V->getType(),
-                              U.slotAddress(B, It->second, TapePtr, Rec),
-                              V->getName());
+    auto *Load = B.CreateLoad(
+        V->getType(), U.slotAddress(B, It->second, TapePtr, Rec), V->getName());
     if (!It->second.Record)
       markWith(Load, StaticReadMD);
     Read = Load;
