@@ -479,6 +479,17 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
   return B.CreatePtrToInt(Op, T);
 }
 
+Instruction *Unzipper::emitRecomputedCount(IRBuilder<> &B, const ArrayLoop &AL,
+                                           Value *TapePtr,
+                                           const LoopValues &Loops) {
+  Value *Backedges = emitRecomputed(B, AL.Backedges, TapePtr, Loops);
+  // Not folded when the count is a constant: f.rev finds the loop's count
+  // by the instruction's mark.
+  return B.Insert(BinaryOperator::CreateAdd(
+                      Backedges, ConstantInt::get(Backedges->getType(), 1)),
+                  "iterations");
+}
+
 void Unzipper::findArrayLoops() {
   AC = std::make_unique<AssumptionCache>(Jvp);
   SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
@@ -516,6 +527,7 @@ void Unzipper::findArrayLoops() {
     ArrayLoop AL;
     AL.Id = Layout.ArrayLoops.size();
     AL.L = L;
+    AL.Backedges = BTC;
     AL.BackedgeCount = Exp.expandCodeFor(BTC, I64, PH->getTerminator());
     AL.BackedgeCount->setName("backedges");
     Layout.ArrayLoops[L] = AL;
@@ -550,27 +562,49 @@ void Unzipper::noteReturnPacking() {
 }
 
 /// The preheader and the exit block of an array loop keep its base and
-/// count, for f.lin and f.rev to find the array from either side. When the
-/// preheader dominates the exit block and both write the same record (the
-/// static tape, or the same element of an enclosing loop's array: the same
-/// iteration of it), the exit block reads what the preheader kept.
+/// count, for f.lin and f.rev to find the array from either side; once
+/// every residual is placed, since that tells which loops keep nothing
+/// per iteration (their array is never allocated: no base to keep), and
+/// innermost loops first, since an inner loop's entries are fields of the
+/// enclosing loop's record. A count affine in the counters of enclosing
+/// counted loops over static values (the d - col - 1 rows of a triangle)
+/// is recomputed, not kept. When the preheader dominates the exit block
+/// and both write the same record (the static tape, or the same element
+/// of an enclosing loop's array: the same iteration of it), the exit block
+/// reads what the preheader kept.
 void Unzipper::addLoopEntries() {
-  LLVMContext &Ctx = Jvp.getContext();
-  Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
-  for (auto &[L, AL] : Layout.ArrayLoops) {
+  SmallVector<Loop *, 8> Loops = LI->getLoopsInPreorder();
+  for (Loop *L : reverse(Loops)) {
+    auto It = Layout.ArrayLoops.find(L);
+    if (It == Layout.ArrayLoops.end())
+      continue;
+    const ArrayLoop &AL = It->second;
     BasicBlock *PH = L->getLoopPreheader(), *Exit = L->getExitBlock();
-    for (BasicBlock *X : {PH, Exit}) {
-      if (X == Exit && recordKey(PH) == recordKey(Exit) &&
-          DT->dominates(PH, Exit)) {
-        Layout.LoopEntries[{Exit, &AL}] = Layout.LoopEntries[{PH, &AL}];
-        continue;
-      }
-      TapeSlot Base = addStored(*X, {RecordStore::LoopBase, nullptr, &AL}, Ptr);
-      TapeSlot Count =
-          addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
-      Layout.LoopEntries[{X, &AL}] = {Base, Count};
-    }
+    if (isRecomputable(AL.Backedges, *PH) &&
+        isRecomputable(AL.Backedges, *Exit))
+      noteStaticLeaves(AL.Backedges);
+    LoopEntry PHEntry = addLoopEntry(*PH, AL);
+    Layout.LoopEntries[{PH, &AL}] = PHEntry;
+    Layout.LoopEntries[{Exit, &AL}] =
+        recordKey(PH) == recordKey(Exit) && DT->dominates(PH, Exit)
+            ? PHEntry
+            : addLoopEntry(*Exit, AL);
   }
+}
+
+/// The fields block \p X keeps for entering or leaving \p AL.
+LoopEntry Unzipper::addLoopEntry(BasicBlock &X, const ArrayLoop &AL) {
+  LLVMContext &Ctx = Jvp.getContext();
+  LoopEntry E;
+  auto Rec = Layout.Records.find(AL.L->getHeader());
+  if (Rec != Layout.Records.end() && !Rec->second.Fields.empty())
+    E.Base = addStored(X, {RecordStore::LoopBase, nullptr, &AL},
+                       PointerType::getUnqual(Ctx));
+  if (!isRecomputable(AL.Backedges, *AL.L->getLoopPreheader()) ||
+      !isRecomputable(AL.Backedges, *AL.L->getExitBlock()))
+    E.Count = addStored(X, {RecordStore::LoopCount, nullptr, &AL},
+                        Type::getInt64Ty(Ctx));
+  return E;
 }
 
 /// What \p BB needs on the tape: its predecessor index, its callees' tapes,
@@ -818,12 +852,12 @@ bool Unzipper::planTape() {
       [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
       D.tli(Jvp));
   noteReturnPacking();
-  addLoopEntries();
   SmallVector<AllocaInst *, 8> Shadows;
   for (BasicBlock &BB : Jvp)
     if (!planBlock(BB, Shadows))
       return false;
   finalizeRecordResiduals();
+  addLoopEntries();
   placeShadowAllocas(Shadows);
   finishTapeTypes();
   // Only for the remarks: the account walks the function again.

@@ -57,6 +57,15 @@ struct ArrayLoop {
   unsigned Id = 0;
   Loop *L = nullptr;
   Value *BackedgeCount = nullptr; ///< i64, computed at the preheader (Jvp)
+  const SCEV *Backedges = nullptr; ///< the same, as ScalarEvolution sees it
+};
+
+/// Where a block entering or leaving an array loop finds the loop's array
+/// and count. No base when the loop keeps nothing per iteration (there is
+/// no array); no count when f.lin and f.rev recompute it from counters and
+/// static values (ArrayLoop::Backedges is then isRecomputable).
+struct LoopEntry {
+  std::optional<TapeSlot> Base, Count;
 };
 
 /// What a record field holds, and which block stores it (at its end).
@@ -125,9 +134,7 @@ struct TapeLayout {
   MapVector<Loop *, ArrayLoop> ArrayLoops;
   /// Where block X keeps (base, count) of the array loop it enters (as the
   /// preheader) or leaves (as the exit block).
-  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>,
-           std::pair<TapeSlot, TapeSlot>>
-      LoopEntries;
+  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>, LoopEntry> LoopEntries;
 
   unsigned addStatic(Type *T) {
     StaticFields.push_back(T);
@@ -155,6 +162,7 @@ private:
   void findArrayLoops();
   void noteReturnPacking();
   void addLoopEntries();
+  LoopEntry addLoopEntry(BasicBlock &X, const ArrayLoop &AL);
   bool planBlock(BasicBlock &BB, SmallVectorImpl<AllocaInst *> &Shadows);
   bool planCallee(BasicBlock &BB, CallBase &CB, Function &Callee);
   bool noteControlResidual(BasicBlock &BB, Instruction &Term);
@@ -227,6 +235,10 @@ private:
   void noteLoopLeaf(Instruction &I);
   Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
                         const LoopValues &Loops);
+  /// In f.lin, at a block entering or leaving \p AL: its iteration count,
+  /// recomputed (an instruction, which f.rev rebuilds).
+  Instruction *emitRecomputedCount(IRBuilder<> &B, const ArrayLoop &AL,
+                                   Value *TapePtr, const LoopValues &Loops);
   /// In f.lin, the element of array loop \p Key's array (\p Key is its
   /// header) for the loop's current iteration: where a block of an inner
   /// loop reads what that loop keeps once per iteration (LoopLeaves).

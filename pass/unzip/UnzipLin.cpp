@@ -197,14 +197,22 @@ void LinBuilder::readLoopEntries(IRBuilder<> &B) {
     if (It == Layout.LoopEntries.end())
       continue;
     bool IsExit = L->getExitBlock() == JvpBB;
-    auto *Base = B.CreateLoad(
-        Ptr, U.slotAddress(B, It->second.first, TapePtr, Record), "array");
-    auto *Count =
-        B.CreateLoad(I64, U.slotAddress(B, It->second.second, TapePtr, Record),
-                     "iterations");
+    const LoopEntry &E = It->second;
+    Instruction *Base = nullptr, *Count = nullptr;
+    if (E.Base)
+      Base = B.CreateLoad(Ptr, U.slotAddress(B, *E.Base, TapePtr, Record),
+                          "array");
+    if (E.Count)
+      Count = B.CreateLoad(I64, U.slotAddress(B, *E.Count, TapePtr, Record),
+                           "iterations");
+    else
+      Count = U.emitRecomputedCount(B, AL, TapePtr, {ArrayOf, CounterOf});
     markLoopEntry(Base, Count, AL.Id, IsExit);
     if (L->getLoopPreheader() == JvpBB)
-      ArrayOf[&AL] = {Base, Count};
+      ArrayOf[&AL] = {
+          Base ? static_cast<Value *>(Base)
+               : ConstantPointerNull::get(PointerType::getUnqual(Ctx)),
+          Count};
   }
 }
 

@@ -6,8 +6,11 @@
 // peak tape of such a product grows linearly in n, not as n^2. Also where
 // the value varies in the inner loop, where the inner loop writes the
 // memory it was loaded from, where it is chosen by a branch of the outer
-// loop, where the inner loop is not counted, and three loops deep: every
-// gradient is checked against central differences.
+// loop, where the inner loop is not counted, and three loops deep. The
+// inner loops' iteration counts are recomputed where they are affine in
+// the counters (the n - col - 1 rows), kept where they are read from
+// memory or are not affine: every gradient is checked against central
+// differences.
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
@@ -122,6 +125,33 @@ double three_deep(const double *x, const double *l, int n) {
   return s;
 }
 
+// Inner trip counts read from scratch the function overwrites after the
+// read: the count of each row is the value read, kept with its row.
+double ragged(const double *x, const double *l, int n) {
+  int *len = malloc(n * sizeof *len);
+  for (int i = 0; i < n; i++)
+    len[i] = 1 + (i * 3) % n;
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    int m = len[i];
+    len[i] = 0;
+    for (int j = 0; j < m; j++)
+      s += sin(x[i] * l[j]);
+  }
+  free(len);
+  return s;
+}
+
+// Trip counts that are not affine in the counters ((n - i) / 2 rows):
+// kept, not recomputed.
+double strided(const double *x, const double *l, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i; j < n; j += 2)
+      s += cos(x[i] * l[j] + x[j]);
+  return s;
+}
+
 #define CHECK(f)                                                               \
   AD_CHECK_GRADIENT(#f, NX, X0, __ad_gradient(f, x, dx, x + N, dx + N, N),     \
                     f(w, w + N, N))
@@ -153,6 +183,8 @@ int main(void) {
   CHECK(branch_chosen);
   CHECK(data_stop);
   CHECK(three_deep);
+  CHECK(ragged);
+  CHECK(strided);
 #ifdef __OPTIMIZE__
   {
     // Linear in n: a record per column and per j. One value per (col, row)

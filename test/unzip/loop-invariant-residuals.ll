@@ -90,11 +90,13 @@ attributes #1 = { mustprogress nounwind willreturn allockind("free") memory(argm
 ; CHECK:       fill:
 ; CHECK-NOT:     store double %xv
 ; CHECK:         br i1 %fill.end
-; The column's record: the row loop's (empty) array and count, which its
-; exit block reads too, then c[col].
+; The column's record holds c[col] alone: the row loop keeps nothing per
+; iteration (no array), and its count, n, is recomputed.
 ; CHECK:       cols:
 ; CHECK:         %cc = load double
+; CHECK-NOT:     store
 ; CHECK:         store double %cc, ptr
+; CHECK-NEXT:    br label %rows
 ; CHECK:       rows:
 ; CHECK-NOT:     store double
 ; CHECK:         br i1 %rows.end
@@ -107,9 +109,8 @@ attributes #1 = { mustprogress nounwind willreturn allockind("free") memory(argm
 ; CHECK:         %[[COL:iteration[0-9]*\.0]] = phi i64
 ; CHECK:       rows:
 ; CHECK:         %lv = load double, ptr
-; CHECK:         %[[REC:record[0-9]*]] = getelementptr { ptr, i64, double }, ptr %{{.*}}, i64 %[[COL]]
-; CHECK-NEXT:    %[[F:[0-9]+]] = getelementptr inbounds { ptr, i64, double }, ptr %[[REC]], i32 0, i32 2
-; CHECK-NEXT:    %cc = load double, ptr %[[F]]
+; CHECK:         %[[REC:record[0-9]*]] = getelementptr { double }, ptr %{{.*}}, i64 %[[COL]]
+; CHECK-NEXT:    %cc = load double, ptr %[[REC]]
 ; CHECK:       fill:
 ; CHECK:         %xv = load double, ptr
 
