@@ -104,7 +104,7 @@ TapeSlot Unzipper::addStored(BasicBlock &BB, RecordStore S, Type *T) {
 /// Arithmetic cheap enough that recomputing it in f.rev beats a store and
 /// a load of the tape. PHIs (loop-carried) and calls of library functions
 /// are always taped; loads are read again where RereadableLoads allows.
-static bool isCheapToRecompute(const Instruction &I) {
+bool isCheapToRecompute(const Instruction &I) {
   if (isa<BinaryOperator>(I))
     return I.getOpcode() != Instruction::UDiv &&
            I.getOpcode() != Instruction::SDiv &&
@@ -270,11 +270,22 @@ bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
 
 void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
-  if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
+  if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}) ||
+      Layout.Forwarded.count({&BB, V}))
     return;
   auto *I = cast<Instruction>(V);
-  if (!rematerializable(BB, *I))
+  if (!rematerializable(BB, *I)) {
+    if (auto *L = dyn_cast<LoadInst>(I))
+      if (std::optional<ForwardedLoad> F = U.forwardedStore(*L, BB)) {
+        LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                          << operandName(&BB)
+                          << ": recomputed from the value stored there\n");
+        Layout.Forwarded[{&BB, V}] = *F;
+        U.noteForwarded(*F->Store->getValueOperand(), *F, BB);
+        return;
+      }
     return tape(BB, V);
+  }
   LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
                     << operandName(&BB)
                     << ": recomputed, cheap on values the record holds\n");
@@ -858,6 +869,9 @@ bool Unzipper::planTape() {
       return false;
   finalizeRecordResiduals();
   addLoopEntries();
+  // MemorySSA describes f.jvp as it is now; building f.fwd and f.lin from
+  // it changes it.
+  Forwarding.reset();
   placeShadowAllocas(Shadows);
   finishTapeTypes();
   // Only for the remarks: the account walks the function again.

@@ -90,6 +90,21 @@ struct BlockRecord {
   }
 };
 
+/// A load f.lin and f.rev compute from the value an earlier counted loop
+/// stored to the cell it reads (ForwardedStores.cpp): that value at
+/// Iteration of StoreLoop, a function of the counters where it is read.
+struct ForwardedLoad {
+  StoreInst *Store = nullptr;
+  Loop *StoreLoop = nullptr;
+  const SCEV *Iteration = nullptr;
+};
+
+/// Arithmetic cheap enough that recomputing it in f.rev beats a store and
+/// a load of the tape.
+bool isCheapToRecompute(const Instruction &I);
+
+struct StoreForwardingAnalyses;
+
 /// A merge block's predecessor index as a function of the condition of the
 /// branch that decides it: Cond ? IfTrue : IfFalse.
 struct RecomputedPred {
@@ -126,6 +141,9 @@ struct TapeLayout {
   /// a field of that loop's record, which the inner blocks read at the
   /// loop's current iteration.
   DenseMap<Value *, TapeSlot> LoopLeaves;
+  /// Loads of scratch memory f.lin and f.rev compute from what an earlier
+  /// loop stored there, instead of taping (ForwardedStores.cpp).
+  DenseMap<std::pair<BasicBlock *, Value *>, ForwardedLoad> Forwarded;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
   SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
@@ -255,6 +273,20 @@ private:
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
   std::unique_ptr<RereadableLoads> Reread;
+  /// The store whose value \p L, read by \p UseBB, reads, when f.rev can
+  /// compute that value (ForwardedStores.cpp).
+  std::optional<ForwardedLoad> forwardedStore(LoadInst &L, BasicBlock &UseBB);
+  /// Whether \p V, a value of F's store loop, can be computed in \p UseBB
+  /// for the iteration F names; noteForwarded then plans what it needs.
+  bool forwardable(Value &V, const ForwardedLoad &F, BasicBlock &UseBB,
+                   unsigned Depth);
+  void noteForwarded(Value &V, const ForwardedLoad &F, BasicBlock &UseBB);
+  /// \p S with F's store loop at the iteration F names.
+  const SCEV *atStoreIteration(const SCEV *S, const ForwardedLoad &F) const;
+  struct StoreForwardingDeleter {
+    void operator()(StoreForwardingAnalyses *A) const;
+  };
+  std::unique_ptr<StoreForwardingAnalyses, StoreForwardingDeleter> Forwarding;
   /// Whether f.lin and f.rev compute \p I again rather than read it from
   /// the tape: cheap arithmetic, or a load of memory nothing overwrites.
   bool isRecomputedNotTaped(const Instruction &I) const;

@@ -84,6 +84,7 @@ private:
   /// per block).
   Value *operand(IRBuilder<> &B, Value *V);
   Value *rematerialize(IRBuilder<> &B, Value *V);
+  Value *forwardedValue(IRBuilder<> &B, Value &V, const ForwardedLoad &F);
   Value *readTaped(IRBuilder<> &B, Value *V);
 
   Unzipper &U;
@@ -349,7 +350,34 @@ Value *LinBuilder::operand(IRBuilder<> &B, Value *V) {
   }
   if (Layout.Rematerialized.count({JvpBB, V}))
     return rematerialize(B, V);
+  if (auto F = Layout.Forwarded.find({JvpBB, V}); F != Layout.Forwarded.end()) {
+    if (Value *Done = LocalReads.lookup({JvpBB, V}))
+      return Done;
+    Value *Stored =
+        forwardedValue(B, *F->second.Store->getValueOperand(), F->second);
+    return LocalReads[{JvpBB, V}] = Stored;
+  }
   return readTaped(B, V);
+}
+
+/// \p V, a value of F's store loop, for the iteration F names: what the
+/// store wrote to the cell the forwarded load reads.
+Value *LinBuilder::forwardedValue(IRBuilder<> &B, Value &V,
+                                  const ForwardedLoad &F) {
+  if (isa<Constant>(V))
+    return &V;
+  if (U.SE->isSCEVable(V.getType()))
+    return U.emitRecomputed(B, U.atStoreIteration(U.SE->getSCEV(&V), F),
+                            TapePtr, {ArrayOf, CounterOf});
+  auto *I = dyn_cast<Instruction>(&V);
+  if (!I || !F.StoreLoop->contains(I))
+    return operand(B, &V);
+  Instruction *C = I->clone();
+  for (Use &Op : C->operands())
+    Op.set(forwardedValue(B, *Op.get(), F));
+  C->setDebugLoc(DebugLoc());
+  dropAssignmentID(*C);
+  return B.Insert(C, V.getName());
 }
 
 /// A copy of the cheap instruction that computes \p V, on its operands.

@@ -1,6 +1,7 @@
 ; What a triangular product keeps, out = sum over col, row of l[col n + row]
-; * c[col], with c per-call scratch filled from x (malloc'd: its shadow is
-; a calloc'd block the pass adds):
+; * c[col], with c per-call scratch filled with exp(x) (malloc'd: its shadow
+; is a calloc'd block the pass adds; exp is no cheap arithmetic, so f.rev
+; does not compute c[col] from x again, ForwardedStores.cpp):
 ;  - x[j] and l[col n + row] are read again by f.rev: the allocations
 ;    (malloc, the shadow's calloc) do not write them;
 ;  - c[col], loaded once per column (LICM's place for it), is kept once
@@ -14,6 +15,7 @@ declare double @__ad_gradient(ptr, ...)
 ; Declared as clang declares them: an allocation touches only the
 ; allocator's state, a free only its argument.
 declare noalias ptr @malloc(i64 noundef) #0
+declare double @exp(double) #2
 declare void @free(ptr allocptr nocapture noundef) #1
 
 define double @tri(ptr %x, ptr %l, i64 %n) {
@@ -26,7 +28,7 @@ fill:
   %j = phi i64 [ 0, %entry ], [ %j.next, %fill ]
   %px = getelementptr inbounds double, ptr %x, i64 %j
   %xv = load double, ptr %px, align 8
-  %sq = fmul double %xv, %xv
+  %sq = call double @exp(double %xv)
   %pc = getelementptr inbounds double, ptr %c, i64 %j
   store double %sq, ptr %pc, align 8
   %j.next = add nuw nsw i64 %j, 1
@@ -84,6 +86,7 @@ define double @g(ptr %x, ptr %dx, ptr %l, ptr %dl, i64 %n) {
 }
 
 attributes #0 = { mustprogress nounwind willreturn allockind("alloc,uninitialized") allocsize(0) memory(inaccessiblemem: readwrite) "alloc-family"="malloc" }
+attributes #2 = { mustprogress nofree nounwind willreturn memory(none) }
 attributes #1 = { mustprogress nounwind willreturn allockind("free") memory(argmem: readwrite, inaccessiblemem: readwrite) "alloc-family"="malloc" }
 
 ; CHECK-LABEL: define internal double @tri.fwd(
