@@ -105,7 +105,10 @@ struct BlockContents {
   SmallVector<Instruction *, 64> Linear; ///< in order, PHIs excepted
   /// Non-linear loads: loop entries and the predecessor index are loads
   /// from the tape.
-  SmallVector<LoadInst *, 16> TapeLoads;
+  SmallVector<Instruction *, 16> TapeLoads;
+  /// The iteration counts of array loops that f.lin recomputes rather than
+  /// reads (an add, marked as a loop entry).
+  SmallVector<Instruction *, 2> RecomputedCounts;
   /// The predecessor index f.lin recomputes rather than reads (a select).
   Instruction *RecomputedPredIdx = nullptr;
 };
@@ -130,7 +133,7 @@ private:
   BlockContents scanBlock(BasicBlock &BB);
   void popRecords(IRBuilder<> &B, BasicBlock &BB);
   void enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
-                                 ArrayRef<LoadInst *> TapeLoads);
+                                 ArrayRef<Instruction *> Entries);
   Value *readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
                               const BlockContents &Contents);
   bool transposeInstruction(IRBuilder<> &B, Instruction &I, BasicBlock &BB);
@@ -416,6 +419,7 @@ bool Transposer::transposeBlock(BasicBlock &BB) {
   BlockContents Contents = scanBlock(BB);
   popRecords(B, BB);
   enterLoopsAtLastIteration(B, BB, Contents.TapeLoads);
+  enterLoopsAtLastIteration(B, BB, Contents.RecomputedCounts);
   Value *PredIdx = readPredecessorIndex(B, BB, Contents);
   // Linear instructions, last first.
   for (Instruction *I : reverse(Contents.Linear))
@@ -435,10 +439,13 @@ BlockContents Transposer::scanBlock(BasicBlock &BB) {
     if (isa<PHINode>(I))
       continue;
     if (!isLinear(&I)) {
-      if (auto *Load = dyn_cast<LoadInst>(&I))
-        Contents.TapeLoads.push_back(Load);
+      if (isa<LoadInst>(I))
+        Contents.TapeLoads.push_back(&I);
       else if (isa<SelectInst>(I) && I.getMetadata(PredIndexMD))
         Contents.RecomputedPredIdx = &I;
+      else if (isa<BinaryOperator>(I) && I.hasMetadataOtherThanDebugLoc() &&
+               loopEntryInfo(I))
+        Contents.RecomputedCounts.push_back(&I);
       continue;
     }
     Contents.Linear.push_back(&I);
@@ -469,8 +476,8 @@ void Transposer::popRecords(IRBuilder<> &B, BasicBlock &BB) {
 /// Leaving an array loop forwards is entering it backwards: at its last
 /// iteration.
 void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
-                                           ArrayRef<LoadInst *> TapeLoads) {
-  for (LoadInst *I : TapeLoads)
+                                           ArrayRef<Instruction *> Entries) {
+  for (Instruction *I : Entries)
     if (auto LE = loopEntryInfo(*I); LE && LE->IsExit) {
       ReversedLoop &RL = Loops[LE->Id];
       Value *V = materialize(B, I, BB);
@@ -491,7 +498,7 @@ Value *Transposer::readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
   if (Contents.RecomputedPredIdx)
     return materialize(B, Contents.RecomputedPredIdx, BB);
   Value *PredIdx = nullptr;
-  for (LoadInst *I : Contents.TapeLoads)
+  for (Instruction *I : Contents.TapeLoads)
     if (I->getMetadata(PredIndexMD))
       PredIdx = materialize(B, I, BB);
   return PredIdx;

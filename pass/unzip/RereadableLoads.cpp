@@ -3,6 +3,7 @@
 #include "driver/DerivedFunctions.h"
 #include "ir/LLVMCompat.h"
 #include "linearize/JvpRules.h"
+#include "prepare/Activity.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/Statistic.h"
@@ -57,6 +58,13 @@ RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
     // stable object: no memory the loads here may read.
     if (!I.mayWriteToMemory() || IsLinear(&I) ||
         writesOnlyMathLibraryState(I, &TLI))
+      continue;
+    // malloc, calloc, operator new: they write the block they return (which
+    // no load before them can read) and the allocator's own state, never an
+    // existing object. The declarations the pass adds (a shadow's calloc)
+    // may carry no attributes that tell alias analysis so. Deallocations
+    // stay writers: freeing a parameter's memory ends it.
+    if (isAllocationCall(&I))
       continue;
     // Writes of shadow memory only (a shadow pointer kept in the shadow of
     // a struct): a shadow is never primal memory.

@@ -23,6 +23,9 @@
 //     TBAA). Whole objects, not the accessed cells: an alias query speaks of
 //     one moment, and a store of x[i + 1] does not alias the load of x[i]
 //     in the same iteration but overwrites it in the next.
+// Allocations (malloc, calloc, operator new) do not count either: they
+// write only the fresh block they return and the allocator's state.
+// Deallocations do (freeing a parameter's memory ends it).
 // Linear instructions (tangent and shadow writes) do not count: shadow
 // memory never aliases primal memory (the contract: a shadow is a
 // separate buffer). Nor do non-linear writes whose every object is a

@@ -108,7 +108,7 @@ TapeSlot Unzipper::addStored(BasicBlock &BB, RecordStore S, Type *T) {
 /// Arithmetic cheap enough that recomputing it in f.rev beats a store and
 /// a load of the tape. PHIs (loop-carried) and calls of library functions
 /// are always taped; loads are read again where RereadableLoads allows.
-static bool isCheapToRecompute(const Instruction &I) {
+bool isCheapToRecompute(const Instruction &I) {
   if (isa<BinaryOperator>(I))
     return I.getOpcode() != Instruction::UDiv &&
            I.getOpcode() != Instruction::SDiv &&
@@ -299,12 +299,23 @@ bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
 
 void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
-  if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}))
+  if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}) ||
+      Layout.Forwarded.count({&BB, V}))
     return;
   auto *I = cast<Instruction>(V);
   unsigned &Recomputed = RecomputedIn[U.recordKey(&BB)];
-  if (Recomputed >= MaxRecomputedPerRecord || !rematerializable(BB, *I))
+  if (Recomputed >= MaxRecomputedPerRecord || !rematerializable(BB, *I)) {
+    if (auto *L = dyn_cast<LoadInst>(I))
+      if (std::optional<ForwardedLoad> F = U.forwardedStore(*L, BB)) {
+        LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                          << operandName(&BB)
+                          << ": recomputed from the value stored there\n");
+        Layout.Forwarded[{&BB, V}] = *F;
+        U.noteForwarded(*F->Store->getValueOperand(), *F, BB);
+        return;
+      }
     return tape(BB, V);
+  }
   ++Recomputed;
   LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
                     << operandName(&BB)
@@ -401,9 +412,21 @@ void RecordResidualPlacer::keepStateWhereCheaper() {
       keepStateIfCheaper(L->getHeader());
 }
 
-/// \p V goes into the record \p BB writes (once per record).
+/// \p V goes into the record \p BB writes (once per record), or, when an
+/// enclosing counted loop computes it outside \p BB's own loop (a load
+/// LICM hoisted out of an inner loop: the c[col] of a triangular product),
+/// into that loop's record, once per iteration of that loop rather than of
+/// the inner one.
 void RecordResidualPlacer::tape(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
+  if (U.leafLoop(*cast<Instruction>(V), BB)) {
+    LLVM_DEBUG(
+        dbgs() << "ad-unzip: " << operandName(V) << " in " << operandName(&BB)
+               << ": taped, record of the enclosing loop computing it\n");
+    U.noteLoopLeaf(*cast<Instruction>(V));
+    Layout.Reads[{&BB, V}] = Layout.LoopLeaves.lookup(V);
+    return;
+  }
   BasicBlock *Key = U.recordKey(&BB);
   LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
                     << operandName(&BB) << ": taped, record of "
@@ -515,6 +538,13 @@ void Unzipper::noteStaticLeaves(const SCEV *S) {
   }
 }
 
+Value *Unzipper::currentRecordOf(IRBuilder<> &B, BasicBlock &Key,
+                                 const LoopValues &Loops) {
+  const ArrayLoop *AL = arrayLoopOf(&Key);
+  return arrayElement(B, Loops.Arrays.lookup(AL).first, Layout.Records[&Key].Ty,
+                      Loops.Counters.lookup(AL));
+}
+
 /// Emits \p S (isRecomputable) into f.lin: counters for add-recurrences,
 /// static tape reads for values, and reads of an outer loop's record, at
 /// its current iteration, for values computed in it.
@@ -530,16 +560,13 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
     Value *V = U->getValue();
     if (isa<Constant>(V))
       return V;
-    if (auto Leaf = Layout.LoopLeaves.find(V);
-        Leaf != Layout.LoopLeaves.end()) {
-      const ArrayLoop *AL = arrayLoopOf(Leaf->second.Record);
-      Value *Record = arrayElement(B, Loops.Arrays.lookup(AL).first,
-                                   Layout.Records[AL->L->getHeader()].Ty,
-                                   Loops.Counters.lookup(AL));
+    if (auto Leaf = Layout.LoopLeaves.find(V); Leaf != Layout.LoopLeaves.end())
       return rebaseForHandle(
-          B, B.CreateLoad(T, slotAddress(B, Leaf->second, TapePtr, Record),
+          B, B.CreateLoad(T,
+                          slotAddress(B, Leaf->second, TapePtr,
+                                      currentRecordOf(B, *Leaf->second.Record,
+                                                      Loops)),
                           V->getName()));
-    }
     auto *Load = B.CreateLoad(
         T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
         V->getName());
@@ -575,6 +602,17 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
   if (isa<SCEVTruncateExpr>(S))
     return B.CreateTrunc(Op, T);
   return B.CreatePtrToInt(Op, T);
+}
+
+Instruction *Unzipper::emitRecomputedCount(IRBuilder<> &B, const ArrayLoop &AL,
+                                           Value *TapePtr,
+                                           const LoopValues &Loops) {
+  Value *Backedges = emitRecomputed(B, AL.Backedges, TapePtr, Loops);
+  // Not folded when the count is a constant: f.rev finds the loop's count
+  // by the instruction's mark.
+  return B.Insert(BinaryOperator::CreateAdd(
+                      Backedges, ConstantInt::get(Backedges->getType(), 1)),
+                  "iterations");
 }
 
 void Unzipper::findArrayLoops() {
@@ -614,6 +652,7 @@ void Unzipper::findArrayLoops() {
     ArrayLoop AL;
     AL.Id = Layout.ArrayLoops.size();
     AL.L = L;
+    AL.Backedges = BTC;
     AL.BackedgeCount = Exp.expandCodeFor(BTC, I64, PH->getTerminator());
     AL.BackedgeCount->setName("backedges");
     Layout.ArrayLoops[L] = AL;
@@ -648,17 +687,49 @@ void Unzipper::noteReturnPacking() {
 }
 
 /// The preheader and the exit block of an array loop keep its base and
-/// count, for f.lin and f.rev to find the array from either side.
+/// count, for f.lin and f.rev to find the array from either side; once
+/// every residual is placed, since that tells which loops keep nothing
+/// per iteration (their array is never allocated: no base to keep), and
+/// innermost loops first, since an inner loop's entries are fields of the
+/// enclosing loop's record. A count affine in the counters of enclosing
+/// counted loops over static values (the d - col - 1 rows of a triangle)
+/// is recomputed, not kept. When the preheader dominates the exit block
+/// and both write the same record (the static tape, or the same element
+/// of an enclosing loop's array: the same iteration of it), the exit block
+/// reads what the preheader kept.
 void Unzipper::addLoopEntries() {
+  SmallVector<Loop *, 8> Loops = LI->getLoopsInPreorder();
+  for (Loop *L : reverse(Loops)) {
+    auto It = Layout.ArrayLoops.find(L);
+    if (It == Layout.ArrayLoops.end())
+      continue;
+    const ArrayLoop &AL = It->second;
+    BasicBlock *PH = L->getLoopPreheader(), *Exit = L->getExitBlock();
+    if (isRecomputable(AL.Backedges, *PH) &&
+        isRecomputable(AL.Backedges, *Exit))
+      noteStaticLeaves(AL.Backedges);
+    LoopEntry PHEntry = addLoopEntry(*PH, AL);
+    Layout.LoopEntries[{PH, &AL}] = PHEntry;
+    Layout.LoopEntries[{Exit, &AL}] =
+        recordKey(PH) == recordKey(Exit) && DT->dominates(PH, Exit)
+            ? PHEntry
+            : addLoopEntry(*Exit, AL);
+  }
+}
+
+/// The fields block \p X keeps for entering or leaving \p AL.
+LoopEntry Unzipper::addLoopEntry(BasicBlock &X, const ArrayLoop &AL) {
   LLVMContext &Ctx = Jvp.getContext();
-  Type *Ptr = PointerType::getUnqual(Ctx), *I64 = Type::getInt64Ty(Ctx);
-  for (auto &[L, AL] : Layout.ArrayLoops)
-    for (BasicBlock *X : {L->getLoopPreheader(), L->getExitBlock()}) {
-      TapeSlot Base = addStored(*X, {RecordStore::LoopBase, nullptr, &AL}, Ptr);
-      TapeSlot Count =
-          addStored(*X, {RecordStore::LoopCount, nullptr, &AL}, I64);
-      Layout.LoopEntries[{X, &AL}] = {Base, Count};
-    }
+  LoopEntry E;
+  auto Rec = Layout.Records.find(AL.L->getHeader());
+  if (Rec != Layout.Records.end() && !Rec->second.Fields.empty())
+    E.Base = addStored(X, {RecordStore::LoopBase, nullptr, &AL},
+                       PointerType::getUnqual(Ctx));
+  if (!isRecomputable(AL.Backedges, *AL.L->getLoopPreheader()) ||
+      !isRecomputable(AL.Backedges, *AL.L->getExitBlock()))
+    E.Count = addStored(X, {RecordStore::LoopCount, nullptr, &AL},
+                        Type::getInt64Ty(Ctx));
+  return E;
 }
 
 /// What \p BB needs on the tape: its predecessor index, its callees' tapes,
@@ -915,12 +986,15 @@ bool Unzipper::planTape() {
       [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
       D.tli(Jvp));
   noteReturnPacking();
-  addLoopEntries();
   SmallVector<AllocaInst *, 8> Shadows;
   for (BasicBlock &BB : Jvp)
     if (!planBlock(BB, Shadows))
       return false;
   finalizeRecordResiduals();
+  addLoopEntries();
+  // MemorySSA describes f.jvp as it is now; building f.fwd and f.lin from
+  // it changes it.
+  Forwarding.reset();
   placeShadowAllocas(Shadows);
   finishTapeTypes();
   // Only for the remarks: the account walks the function again.

@@ -194,15 +194,17 @@ std::optional<CounterInfo> counterInfo(const Instruction &I) {
   return CounterInfo{unsigned(mdIntAt(MD, 0)), mdIntAt(MD, 1)};
 }
 
-void markLoopEntry(LoadInst *Base, LoadInst *Count, unsigned Id, bool IsExit) {
-  LLVMContext &Ctx = Base->getContext();
+void markLoopEntry(Instruction *Base, Instruction *Count, unsigned Id,
+                   bool IsExit) {
+  LLVMContext &Ctx = Count->getContext();
   MDNode *MD = MDNode::get(Ctx, {mdInt(Ctx, 32, Id), mdInt(Ctx, 1, IsExit)});
-  Base->setMetadata(LoopBaseMD, MD);
+  if (Base)
+    Base->setMetadata(LoopBaseMD, MD);
   Count->setMetadata(LoopCountMD, MD);
 }
 
 std::optional<LoopEntryInfo> loopEntryInfo(const Instruction &I) {
-  if (!isa<LoadInst>(I))
+  if (!isa<LoadInst>(I) && !isa<BinaryOperator>(I))
     return std::nullopt;
   MDNode *MD = I.getMetadata(LoopBaseMD);
   bool IsBase = MD;

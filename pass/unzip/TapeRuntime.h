@@ -138,8 +138,10 @@ std::optional<CounterInfo> counterInfo(const llvm::Instruction &I);
 
 /// In f.lin: the reads of array loop \p Id's array and iteration count, in
 /// its preheader or (IsExit) its exit block, where f.rev enters the loop.
-void markLoopEntry(llvm::LoadInst *Base, llvm::LoadInst *Count, unsigned Id,
-                   bool IsExit);
+/// No \p Base when the loop keeps nothing per iteration (no array); the
+/// count is a tape load or, recomputed, the add of 1 to the backedge count.
+void markLoopEntry(llvm::Instruction *Base, llvm::Instruction *Count,
+                   unsigned Id, bool IsExit);
 struct LoopEntryInfo {
   unsigned Id;
   bool IsExit;

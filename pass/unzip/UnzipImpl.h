@@ -57,6 +57,15 @@ struct ArrayLoop {
   unsigned Id = 0;
   Loop *L = nullptr;
   Value *BackedgeCount = nullptr; ///< i64, computed at the preheader (Jvp)
+  const SCEV *Backedges = nullptr; ///< the same, as ScalarEvolution sees it
+};
+
+/// Where a block entering or leaving an array loop finds the loop's array
+/// and count. No base when the loop keeps nothing per iteration (there is
+/// no array); no count when f.lin and f.rev recompute it from counters and
+/// static values (ArrayLoop::Backedges is then isRecomputable).
+struct LoopEntry {
+  std::optional<TapeSlot> Base, Count;
 };
 
 /// What a record field holds, and which block stores it (at its end).
@@ -80,6 +89,21 @@ struct BlockRecord {
     return Fields.size() - 1;
   }
 };
+
+/// A load f.lin and f.rev compute from the value an earlier counted loop
+/// stored to the cell it reads (ForwardedStores.cpp): that value at
+/// Iteration of StoreLoop, a function of the counters where it is read.
+struct ForwardedLoad {
+  StoreInst *Store = nullptr;
+  Loop *StoreLoop = nullptr;
+  const SCEV *Iteration = nullptr;
+};
+
+/// Arithmetic cheap enough that recomputing it in f.rev beats a store and
+/// a load of the tape.
+bool isCheapToRecompute(const Instruction &I);
+
+struct StoreForwardingAnalyses;
 
 /// A merge block's predecessor index as a function of the condition of the
 /// branch that decides it: Cond ? IfTrue : IfFalse.
@@ -117,6 +141,9 @@ struct TapeLayout {
   /// a field of that loop's record, which the inner blocks read at the
   /// loop's current iteration.
   DenseMap<Value *, TapeSlot> LoopLeaves;
+  /// Loads of scratch memory f.lin and f.rev compute from what an earlier
+  /// loop stored there, instead of taping (ForwardedStores.cpp).
+  DenseMap<std::pair<BasicBlock *, Value *>, ForwardedLoad> Forwarded;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
   SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
@@ -125,9 +152,7 @@ struct TapeLayout {
   MapVector<Loop *, ArrayLoop> ArrayLoops;
   /// Where block X keeps (base, count) of the array loop it enters (as the
   /// preheader) or leaves (as the exit block).
-  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>,
-           std::pair<TapeSlot, TapeSlot>>
-      LoopEntries;
+  DenseMap<std::pair<BasicBlock *, const ArrayLoop *>, LoopEntry> LoopEntries;
 
   unsigned addStatic(Type *T) {
     StaticFields.push_back(T);
@@ -155,6 +180,7 @@ private:
   void findArrayLoops();
   void noteReturnPacking();
   void addLoopEntries();
+  LoopEntry addLoopEntry(BasicBlock &X, const ArrayLoop &AL);
   bool planBlock(BasicBlock &BB, SmallVectorImpl<AllocaInst *> &Shadows);
   bool planCallee(BasicBlock &BB, CallBase &CB, Function &Callee);
   bool noteControlResidual(BasicBlock &BB, Instruction &Term);
@@ -231,6 +257,15 @@ private:
   void noteLoopLeaf(Instruction &I);
   Value *emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
                         const LoopValues &Loops);
+  /// In f.lin, at a block entering or leaving \p AL: its iteration count,
+  /// recomputed (an instruction, which f.rev rebuilds).
+  Instruction *emitRecomputedCount(IRBuilder<> &B, const ArrayLoop &AL,
+                                   Value *TapePtr, const LoopValues &Loops);
+  /// In f.lin, the element of array loop \p Key's array (\p Key is its
+  /// header) for the loop's current iteration: where a block of an inner
+  /// loop reads what that loop keeps once per iteration (LoopLeaves).
+  Value *currentRecordOf(IRBuilder<> &B, BasicBlock &Key,
+                         const LoopValues &Loops);
   /// The predecessor index of merge block \p M, when the branch of its
   /// immediate dominator decides it and its condition is recomputable.
   std::optional<RecomputedPred> recomputablePredIndex(BasicBlock &M);
@@ -242,6 +277,20 @@ private:
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
   std::unique_ptr<RereadableLoads> Reread;
+  /// The store whose value \p L, read by \p UseBB, reads, when f.rev can
+  /// compute that value (ForwardedStores.cpp).
+  std::optional<ForwardedLoad> forwardedStore(LoadInst &L, BasicBlock &UseBB);
+  /// Whether \p V, a value of F's store loop, can be computed in \p UseBB
+  /// for the iteration F names; noteForwarded then plans what it needs.
+  bool forwardable(Value &V, const ForwardedLoad &F, BasicBlock &UseBB,
+                   unsigned Depth);
+  void noteForwarded(Value &V, const ForwardedLoad &F, BasicBlock &UseBB);
+  /// \p S with F's store loop at the iteration F names.
+  const SCEV *atStoreIteration(const SCEV *S, const ForwardedLoad &F) const;
+  struct StoreForwardingDeleter {
+    void operator()(StoreForwardingAnalyses *A) const;
+  };
+  std::unique_ptr<StoreForwardingAnalyses, StoreForwardingDeleter> Forwarding;
   /// Whether f.lin and f.rev compute \p I again rather than read it from
   /// the tape: cheap arithmetic, or a load of memory nothing overwrites.
   bool isRecomputedNotTaped(const Instruction &I) const;

@@ -84,6 +84,7 @@ private:
   /// per block).
   Value *operand(IRBuilder<> &B, Value *V);
   Value *rematerialize(IRBuilder<> &B, Value *V);
+  Value *forwardedValue(IRBuilder<> &B, Value &V, const ForwardedLoad &F);
   Value *readTaped(IRBuilder<> &B, Value *V);
 
   Unzipper &U;
@@ -197,14 +198,22 @@ void LinBuilder::readLoopEntries(IRBuilder<> &B) {
     if (It == Layout.LoopEntries.end())
       continue;
     bool IsExit = L->getExitBlock() == JvpBB;
-    auto *Base = B.CreateLoad(
-        Ptr, U.slotAddress(B, It->second.first, TapePtr, Record), "array");
-    auto *Count =
-        B.CreateLoad(I64, U.slotAddress(B, It->second.second, TapePtr, Record),
-                     "iterations");
+    const LoopEntry &E = It->second;
+    Instruction *Base = nullptr, *Count = nullptr;
+    if (E.Base)
+      Base = B.CreateLoad(Ptr, U.slotAddress(B, *E.Base, TapePtr, Record),
+                          "array");
+    if (E.Count)
+      Count = B.CreateLoad(I64, U.slotAddress(B, *E.Count, TapePtr, Record),
+                           "iterations");
+    else
+      Count = U.emitRecomputedCount(B, AL, TapePtr, {ArrayOf, CounterOf});
     markLoopEntry(Base, Count, AL.Id, IsExit);
     if (L->getLoopPreheader() == JvpBB)
-      ArrayOf[&AL] = {Base, Count};
+      ArrayOf[&AL] = {
+          Base ? static_cast<Value *>(Base)
+               : ConstantPointerNull::get(PointerType::getUnqual(Ctx)),
+          Count};
   }
 }
 
@@ -341,7 +350,34 @@ Value *LinBuilder::operand(IRBuilder<> &B, Value *V) {
   }
   if (Layout.Rematerialized.count({JvpBB, V}))
     return rematerialize(B, V);
+  if (auto F = Layout.Forwarded.find({JvpBB, V}); F != Layout.Forwarded.end()) {
+    if (Value *Done = LocalReads.lookup({JvpBB, V}))
+      return Done;
+    Value *Stored =
+        forwardedValue(B, *F->second.Store->getValueOperand(), F->second);
+    return LocalReads[{JvpBB, V}] = Stored;
+  }
   return readTaped(B, V);
+}
+
+/// \p V, a value of F's store loop, for the iteration F names: what the
+/// store wrote to the cell the forwarded load reads.
+Value *LinBuilder::forwardedValue(IRBuilder<> &B, Value &V,
+                                  const ForwardedLoad &F) {
+  if (isa<Constant>(V))
+    return &V;
+  if (U.SE->isSCEVable(V.getType()))
+    return U.emitRecomputed(B, U.atStoreIteration(U.SE->getSCEV(&V), F),
+                            TapePtr, {ArrayOf, CounterOf});
+  auto *I = dyn_cast<Instruction>(&V);
+  if (!I || !F.StoreLoop->contains(I))
+    return operand(B, &V);
+  Instruction *C = I->clone();
+  for (Use &Op : C->operands())
+    Op.set(forwardedValue(B, *Op.get(), F));
+  C->setDebugLoc(DebugLoc());
+  dropAssignmentID(*C);
+  return B.Insert(C, V.getName());
 }
 
 /// A copy of the cheap instruction that computes \p V, on its operands.
@@ -363,9 +399,14 @@ Value *LinBuilder::readTaped(IRBuilder<> &B, Value *V) {
   assert(It != Layout.Reads.end() && "non-linear value not taped");
   Value *&Read = LocalReads[{JvpBB, V}];
   if (!Read) {
-    auto *Load = B.CreateLoad(V->getType(),
-                              U.slotAddress(B, It->second, TapePtr, Record),
-                              V->getName());
+    // A value an enclosing counted loop keeps once per iteration lives in
+    // that loop's record, at its current iteration.
+    BasicBlock *Key = It->second.Record;
+    Value *Rec = Key && Key != U.recordKey(JvpBB)
+                     ? U.currentRecordOf(B, *Key, {ArrayOf, CounterOf})
+                     : Record;
+    auto *Load = B.CreateLoad(
+        V->getType(), U.slotAddress(B, It->second, TapePtr, Rec), V->getName());
     if (!It->second.Record)
       markWith(Load, StaticReadMD);
     Read = U.rebaseForHandle(B, Load);

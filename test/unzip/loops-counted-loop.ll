@@ -19,7 +19,7 @@
 
 ; CHECK-LABEL: define internal void @sumsq.rev(ptr %tape, double %ct)
 ; CHECK:       exit:
-; CHECK:         [[LAST:%.*]] = sub i64 %iterations{{[0-9]*}}, 1
+; CHECK:         [[LAST:%.*]] = sub i64 %{{(iterations|n)[0-9]*}}, 1
 ; CHECK-NEXT:    br label %loop
 ; CHECK:       loop:
 ; CHECK-NEXT:    %iteration.0 = phi i64 [ [[LAST]], %exit ], [ [[PREV:%.*]], %loop.from.loop ]
@@ -34,7 +34,7 @@
 ; CHECK-NEXT:    %first = icmp eq i64 %iteration.0, 0
 ; CHECK-NEXT:    br i1 %first, label %loop.from.entry, label %loop.from.loop
 ; CHECK:       entry:
-; CHECK-NEXT:    %array.bytes = mul i64 %iterations{{[0-9]*}}, 8
+; CHECK-NEXT:    %array.bytes = mul i64 %{{(iterations|n)[0-9]*}}, 8
 ; CHECK-NEXT:    call ptr @__ad_tape_pop(i64 %array.bytes)
 ; CHECK-NEXT:    ret void
 
