@@ -73,13 +73,23 @@ bool UnwindAnalysis::callMayUnwind(const CallBase &CB) {
   return bodyMayUnwind(*Callee);
 }
 
+/// The C++ functions TargetLibraryInfo knows by a name that is not
+/// mangled: LLVM 22 counts __cxa_throw, which only unwinds, and
+/// __size_returning_new*, which throw std::bad_alloc, among its library
+/// functions.
+static bool isUnmangledCxxFunction(StringRef Name) {
+  return Name == "__cxa_throw" || Name.starts_with("__size_returning_new");
+}
+
 /// A function of the C library (exp, memcpy, printf), whose declaration
 /// may lack nounwind (IR written by hand, or before InferFunctionAttrs):
 /// C code does not throw, except the callbacks that qsort makes.
 bool UnwindAnalysis::isCLibraryFunction(const Function &Callee) const {
   LibFunc LF;
+  StringRef Name = Callee.getName();
   return TLI && Callee.isDeclaration() && TLI->getLibFunc(Callee, LF) &&
-         !Callee.getName().starts_with("_Z") && LF != LibFunc_qsort;
+         !Name.starts_with("_Z") && !isUnmangledCxxFunction(Name) &&
+         LF != LibFunc_qsort;
 }
 
 bool UnwindAnalysis::bodyMayUnwind(const Function &F) {

@@ -119,6 +119,6 @@ attributes #1 = { mustprogress nounwind willreturn allockind("free") memory(argm
 
 ; CHECK-LABEL: define internal double @frees_l.fwd(
 ; CHECK:         %v = load double, ptr %l
-; CHECK-NEXT:    [[S:%.*]] = getelementptr inbounds %frees_l.tape
+; CHECK-NEXT:    [[S:%.*]] = getelementptr inbounds{{( nuw)?}} %frees_l.tape
 ; CHECK-NEXT:    store double %v, ptr [[S]]
 ; CHECK:         call void @free(ptr %l)
