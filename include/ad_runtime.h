@@ -145,8 +145,7 @@ void __ad_memcpy_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_memmove_adjoint_f64(double *dst, double *src, size_t bytes);
 void __ad_memmove_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_memcpy_adjoint_f80(long double *dst, long double *src, size_t bytes);
-void __ad_memmove_adjoint_f80(long double *dst, long double *src,
-                              size_t bytes);
+void __ad_memmove_adjoint_f80(long double *dst, long double *src, size_t bytes);
 void __ad_shadow_live(void *shadow);
 /* Reverse mode: `shadow` mirrors heap memory the primal code freed; freed
  * by __ad_shadow_release where the reverse pass reaches its allocation,

@@ -54,11 +54,11 @@ template <typename T> static T digamma(T x) {
   // ln x - 1/2x - sum B_2k / (2k x^2k), k = 1..6
   T R = 1 / (x * x);
   T Series =
-      R * (T(1) / 12 -
-           R * (T(1) / 120 -
-                R * (T(1) / 252 -
-                     R * (T(1) / 240 -
-                          R * (T(1) / 132 - R * (T(691) / 32760))))));
+      R *
+      (T(1) / 12 -
+       R * (T(1) / 120 -
+            R * (T(1) / 252 -
+                 R * (T(1) / 240 - R * (T(1) / 132 - R * (T(691) / 32760))))));
   return Sum + std::log(x) - T(0.5) / x - Series;
 }
 
@@ -89,8 +89,7 @@ template <typename T> static T trigamma(T x) {
           (T(1) / 6 -
            R * (T(1) / 30 -
                 R * (T(1) / 42 -
-                     R * (T(1) / 30 -
-                          R * (T(5) / 66 - R * (T(691) / 2730))))));
+                     R * (T(1) / 30 - R * (T(5) / 66 - R * (T(691) / 2730))))));
   return Sum + Sign * (Tail + Series);
 }
 

@@ -47,10 +47,17 @@ Value *PartialBuilder::intrinsic(Intrinsic::ID ID, ArrayRef<Value *> Args) {
   return Bld.CreateIntrinsic(ID, {Args[0]->getType()}, Args);
 }
 
+/// libm's suffix for the variant of a function on \p Ty: "f" for float,
+/// "l" for x86's long double.
+static StringRef libmSuffix(const Type *Ty) {
+  if (Ty->isFloatTy())
+    return "f";
+  return Ty->isX86_FP80Ty() ? "l" : "";
+}
+
 Value *PartialBuilder::special(StringRef Name, Value *Arg) {
   Type *Ty = Arg->getType();
-  std::string Callee =
-      (Name + (Ty->isFloatTy() ? "f" : Ty->isX86_FP80Ty() ? "l" : "")).str();
+  std::string Callee = (Name + libmSuffix(Ty)).str();
   Module &M = *Primal.getModule();
   FunctionCallee F =
       M.getOrInsertFunction(Callee, FunctionType::get(Ty, {Ty}, false));
@@ -261,11 +268,16 @@ const JvpRule *findLibmJvpRule(const Function &Callee,
   if (!Callee.isDeclaration())
     return nullptr; // a function with a body is the user's own
   const JvpRule *R = ruleTables().ByLibmName.lookup(Callee.getName());
-  // Rules take scalars: cabsf gets its complex float as one <2 x float>.
+  // Rules take scalars: cabsf gets its complex float as one <2 x float>,
+  // cabsl its complex long double through a pointer (byval).
   if (!R || llvm::any_of(Callee.getFunctionType()->params(), [](Type *T) {
         return T->isVectorTy() || T->isAggregateType();
       }))
     return nullptr;
+  FunctionType *FT = Callee.getFunctionType();
+  for (unsigned K = 0; K < FT->getNumParams() && K < MaxRuleArgs; ++K)
+    if (R->Partials[K] && !FT->getParamType(K)->isFloatingPointTy())
+      return nullptr;
   // Where LLVM knows the name, it also checks the prototype; for names it
   // does not know (hypot, erf, ...), require a floating-point result.
   LibFunc LF;
@@ -354,24 +366,34 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "__assert_fail",
                                        "lround",
                                        "lroundf",
+                                       "lroundl",
                                        "llround",
                                        "llroundf",
+                                       "llroundl",
                                        "lrint",
                                        "lrintf",
+                                       "lrintl",
                                        "llrint",
                                        "llrintf",
+                                       "llrintl",
                                        "ilogb",
                                        "ilogbf",
+                                       "ilogbl",
                                        "__isnan",
                                        "__isnanf",
+                                       "__isnanl",
                                        "__isinf",
                                        "__isinff",
+                                       "__isinfl",
                                        "__finite",
                                        "__finitef",
+                                       "__finitel",
                                        "__fpclassify",
                                        "__fpclassifyf",
+                                       "__fpclassifyl",
                                        "__signbit",
                                        "__signbitf",
+                                       "__signbitl",
                                        "strlen",
                                        "strnlen",
                                        "strcmp",

@@ -114,8 +114,9 @@ private:
 };
 
 /// Types whose values can carry a tangent: floating point (x86's long
-/// double too, not __float128), vectors of it, and structs and arrays of these that may also
-/// hold integers. A tangent has the value's type; its integer fields are 0.
+/// double too, not __float128), vectors of it, and structs and arrays of
+/// these that may also hold integers. A tangent has the value's type; its
+/// integer fields are 0.
 bool isDifferentiableType(const llvm::Type *T);
 /// Types that contain floating-point data somewhere (memory that can hold
 /// derivatives).

@@ -4,7 +4,9 @@
 // struct of two long double partials), double functions that compute in
 // long double inside (a Kahan-compensated sum), arrays, a struct with a
 // long double field, memcpy and memmove of long double arrays, and a
-// counted loop whose long double state is kept per iteration.
+// counted loop whose long double state is kept per iteration, sincosl,
+// modfl and frexpl, _Complex long double products and quotients
+// (__mulxc3, __divxc3), a long double global, and a linearized handle.
 // Derivatives are compared, in long double, with formulas and with
 // central differences (adcheck.h's AD_TOL_LD: a few units in the last
 // place, and 1e-12 for differences, beyond double's reach).
@@ -14,8 +16,10 @@
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
 
+#define _GNU_SOURCE // sincosl
 #include "ad.h"
 #include "adcheck.h"
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,19 +27,42 @@ typedef struct {
   long double a, b;
 } grad2l;
 grad2l __ad_gradient_2l(void *fn, ...) AD_MARKER;
+long double __ad_jvp_ld(void *fn, ad_linear *L, ...) AD_MARKER;
+grad2l __ad_vjp_2l(void *fn, ad_linear *L, ...) AD_MARKER;
 
 static const long double EulerGamma = 0.577215664901532860606512090082L;
 
 long double sin_x2(long double x) { return sinl(x) * x * x; }
 
 // One long double function per libm function of one argument.
-#define UNARY(F) \
+#define UNARY(F)                                                               \
   long double u_##F(long double x) { return F(x); }
-UNARY(sinl) UNARY(cosl) UNARY(tanl) UNARY(asinl) UNARY(acosl) UNARY(atanl)
-UNARY(sinhl) UNARY(coshl) UNARY(tanhl) UNARY(asinhl) UNARY(acoshl)
-UNARY(atanhl) UNARY(expl) UNARY(exp2l) UNARY(expm1l) UNARY(logl)
-UNARY(log2l) UNARY(log10l) UNARY(log1pl) UNARY(sqrtl) UNARY(cbrtl)
-UNARY(fabsl) UNARY(erfl) UNARY(erfcl) UNARY(lgammal) UNARY(tgammal)
+UNARY(sinl);
+UNARY(cosl);
+UNARY(tanl);
+UNARY(asinl);
+UNARY(acosl);
+UNARY(atanl);
+UNARY(sinhl);
+UNARY(coshl);
+UNARY(tanhl);
+UNARY(asinhl);
+UNARY(acoshl);
+UNARY(atanhl);
+UNARY(expl);
+UNARY(exp2l);
+UNARY(expm1l);
+UNARY(logl);
+UNARY(log2l);
+UNARY(log10l);
+UNARY(log1pl);
+UNARY(sqrtl);
+UNARY(cbrtl);
+UNARY(fabsl);
+UNARY(erfl);
+UNARY(erfcl);
+UNARY(lgammal);
+UNARY(tgammal);
 
 long double b_powl(long double a, long double b) { return powl(a, b); }
 long double b_atan2l(long double a, long double b) { return atan2l(a, b); }
@@ -47,9 +74,7 @@ long double b_copysignl(long double a, long double b) {
   return copysignl(a, b) * a;
 }
 long double b_fmal(long double a, long double b) { return fmal(a, b, a * b); }
-long double b_ldexpl(long double a, long double b) {
-  return ldexpl(a * b, 3);
-}
+long double b_ldexpl(long double a, long double b) { return ldexpl(a * b, 3); }
 
 // A double function computing in long double inside.
 double mixed(double x) { return (double)((long double)x * x * sinl(x)); }
@@ -87,12 +112,41 @@ double tagged_value(const tagged *t) {
 }
 
 // A counted loop carrying long double state: an explicit Euler scheme for
-// y' = -k y^2 from y0, N steps of size h.
+// y' = -k y^2 from y0, 64 steps of size h.
 long double euler(long double y0, long double k) {
   long double y = y0, h = 0.01L;
   for (int i = 0; i < 64; i++)
     y = y - h * k * y * y;
   return y;
+}
+
+// Library functions with a second output.
+long double with_sincos(long double x) {
+  long double s, c;
+  sincosl(x, &s, &c);
+  return s * c * x;
+}
+long double with_modf(long double x) {
+  long double i;
+  return modfl(x, &i) * x + i;
+}
+long double with_frexp(long double x) {
+  int e;
+  return frexpl(x, &e) * e * x;
+}
+
+// (x + 2 x^2 i) (1 + x i) / (x - 3 i), real part plus 3 times the imaginary.
+long double complex_ratio(long double x) {
+  long double _Complex z = x + 2 * x * x * I, w = 1 + x * I;
+  long double _Complex q = z * w / (x - 3 * I);
+  return creall(q) + 3 * cimagl(q);
+}
+
+long double scale_l = 1.5L;
+long double last_l;
+long double through_global(long double x) {
+  last_l = x * scale_l;
+  return last_l * last_l * x;
 }
 
 int main(void) {
@@ -112,7 +166,7 @@ int main(void) {
   do {                                                                         \
     long double t = (ARG);                                                     \
     long double fd = AD_FD_LD(t, u_##F(t));                                    \
-    ad_deriv_ld(ad_fmt(#F " rev at %Lg", t), __ad_gradient_ld(u_##F, t), (D), \
+    ad_deriv_ld(ad_fmt(#F " rev at %Lg", t), __ad_gradient_ld(u_##F, t), (D),  \
                 fd, T);                                                        \
     ad_deriv_ld(ad_fmt(#F " fwd at %Lg", t),                                   \
                 __ad_derivative_ld(u_##F, t, 1.0L), (D), fd, T);               \
@@ -221,5 +275,41 @@ int main(void) {
               T.fd_atol);
   ad_check_ld("euler fwd", __ad_derivative_ld(euler, y0, 1.0L, k, 0.0L), ge.a,
               T.rtol * 100, T.atol);
+
+  for (unsigned p = 0; p < sizeof pts / sizeof pts[0]; p++) {
+    long double x = pts[p] * 3; // frexpl's exponent is constant near x
+    ad_deriv_ld(ad_fmt("sincosl at %Lg", x), __ad_gradient_ld(with_sincos, x),
+                (sinl(2 * x) + 2 * x * cosl(2 * x)) / 2,
+                AD_FD_LD(x, with_sincos(x)), T);
+    ad_deriv_ld(ad_fmt("modfl at %Lg", x),
+                __ad_derivative_ld(with_modf, x, 1.0L), 2 * x - truncl(x),
+                AD_FD_LD(x, with_modf(x)), T);
+    int e;
+    frexpl(x, &e);
+    ad_deriv_ld(ad_fmt("frexpl at %Lg", x), __ad_gradient_ld(with_frexp, x),
+                ldexpl(2 * x, -e) * e, AD_FD_LD(x, with_frexp(x)), T);
+    long double fd = AD_FD_LD(x, complex_ratio(x));
+    ad_check_ld(ad_fmt("complex_ratio rev at %Lg", x),
+                __ad_gradient_ld(complex_ratio, x), fd, T.fd_rtol, T.fd_atol);
+    ad_check_ld(ad_fmt("complex_ratio fwd at %Lg", x),
+                __ad_derivative_ld(complex_ratio, x, 1.0L),
+                __ad_gradient_ld(complex_ratio, x), T.rtol * 10, T.atol);
+    ad_deriv_ld(
+        ad_fmt("through_global at %Lg", x), __ad_gradient_ld(through_global, x),
+        3 * x * x * scale_l * scale_l, AD_FD_LD(x, through_global(x)), T);
+  }
+
+  // Linearized once, applied in both directions.
+  long double y = 0.4L, fy;
+  ad_linear *L = __ad_linearize(b_powl, &fy, a, y);
+  ad_check_ld("handle value", fy, powl(a, y), T.rtol, T.atol);
+  ad_check_ld("handle jvp", __ad_jvp_ld(b_powl, L, a, 1.0L, y, 0.5L),
+              y * powl(a, y - 1) + 0.5L * powl(a, y) * logl(a), T.rtol * 10,
+              T.atol);
+  grad2l v = __ad_vjp_2l(b_powl, L, 2.0L, a, y);
+  ad_check_ld("handle vjp a", v.a, 2 * y * powl(a, y - 1), T.rtol * 10, T.atol);
+  ad_check_ld("handle vjp b", v.b, 2 * powl(a, y) * logl(a), T.rtol * 10,
+              T.atol);
+  ad_linear_free(L);
   return ad_finish();
 }
