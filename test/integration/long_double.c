@@ -6,7 +6,8 @@
 // long double field, memcpy and memmove of long double arrays, and a
 // counted loop whose long double state is kept per iteration, sincosl,
 // modfl and frexpl, _Complex long double products and quotients
-// (__mulxc3, __divxc3), a long double global, and a linearized handle.
+// (__mulxc3, __divxc3), a long double global, a linearized handle, and
+// second derivatives.
 // Derivatives are compared, in long double, with formulas and with
 // central differences (adcheck.h's AD_TOL_LD: a few units in the last
 // place, and 1e-12 for differences, beyond double's reach).
@@ -15,6 +16,7 @@
 // RUN: %adcc -O1 %s -o %t.O1 %adlibs && %t.O1
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
 // RUN: %adcc -O3 %s -o %t.O3 %adlibs && %t.O3
+// RUN: %adcc -O2 -ffast-math %s -o %t.fm %adlibs && %t.fm
 
 #define _GNU_SOURCE // sincosl
 #include "ad.h"
@@ -33,6 +35,9 @@ grad2l __ad_vjp_2l(void *fn, ad_linear *L, ...) AD_MARKER;
 static const long double EulerGamma = 0.577215664901532860606512090082L;
 
 long double sin_x2(long double x) { return sinl(x) * x * x; }
+// Its derivative, for second derivatives (reverse over reverse, forward
+// over reverse).
+long double d_sin_x2(long double x) { return __ad_gradient_ld(sin_x2, x); }
 
 // One long double function per libm function of one argument.
 #define UNARY(F)                                                               \
@@ -160,6 +165,14 @@ int main(void) {
     ad_deriv_ld(ad_fmt("sin_x2 fwd at %Lg", x),
                 __ad_derivative_ld(sin_x2, x, 1.0L), want,
                 AD_FD_LD(x, sin_x2(x)), T);
+
+    long double second = (2 - x * x) * sinl(x) + 4 * x * cosl(x);
+    ad_deriv_ld(ad_fmt("sin_x2'' rev over rev at %Lg", x),
+                __ad_gradient_ld(d_sin_x2, x), second, AD_FD_LD(x, d_sin_x2(x)),
+                T);
+    ad_deriv_ld(ad_fmt("sin_x2'' fwd over rev at %Lg", x),
+                __ad_derivative_ld(d_sin_x2, x, 1.0L), second,
+                AD_FD_LD(x, d_sin_x2(x)), T);
 
     long double s = sqrtl(1 - x * x), y = 1 + x; // y for acosh
 #define CHECK1(F, ARG, D)                                                      \
