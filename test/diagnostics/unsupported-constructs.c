@@ -193,7 +193,7 @@ double buffered(double x) {
 typedef struct { double v; double *next; } node;
 double node_copy(const node *m) {
   node t;
-  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this memory copy: it moves data of more than one kind (float and double, or pointers and floating-point data); copy element by element instead
+  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this memory copy: it moves data of more than one kind (two of float, double and long double, or pointers and floating-point data); copy element by element instead
   memcpy(&t, m, sizeof t);
   return t.v * t.v;
 }
