@@ -63,16 +63,20 @@ extern const char __ad_dup_tag;
  * plain function name and (void *)f. */
 double __ad_gradient(...) AD_MARKER;
 float __ad_gradient_f(...) AD_MARKER;
+long double __ad_gradient_ld(...) AD_MARKER;
 void __ad_gradient_void(...) AD_MARKER;
 double __ad_derivative(...) AD_MARKER;
 float __ad_derivative_f(...) AD_MARKER;
+long double __ad_derivative_ld(...) AD_MARKER;
 void __ad_derivative_void(...) AD_MARKER;
 #else
 double __ad_gradient(void *fn, ...) AD_MARKER;
 float __ad_gradient_f(void *fn, ...) AD_MARKER;
+long double __ad_gradient_ld(void *fn, ...) AD_MARKER;
 void __ad_gradient_void(void *fn, ...) AD_MARKER;
 double __ad_derivative(void *fn, ...) AD_MARKER;
 float __ad_derivative_f(void *fn, ...) AD_MARKER;
+long double __ad_derivative_ld(void *fn, ...) AD_MARKER;
 void __ad_derivative_void(void *fn, ...) AD_MARKER;
 #endif
 

@@ -144,6 +144,8 @@ void __ad_memcpy_adjoint_f64(double *dst, double *src, size_t bytes);
 void __ad_memcpy_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_memmove_adjoint_f64(double *dst, double *src, size_t bytes);
 void __ad_memmove_adjoint_f32(float *dst, float *src, size_t bytes);
+void __ad_memcpy_adjoint_f80(long double *dst, long double *src, size_t bytes);
+void __ad_memmove_adjoint_f80(long double *dst, long double *src, size_t bytes);
 void __ad_shadow_live(void *shadow);
 /* Reverse mode: `shadow` mirrors heap memory the primal code freed; freed
  * by __ad_shadow_release where the reverse pass reaches its allocation,
@@ -222,6 +224,8 @@ double __ad_digamma(double x);
 float __ad_digammaf(float x);
 double __ad_trigamma(double x);
 float __ad_trigammaf(float x);
+long double __ad_digammal(long double x);
+long double __ad_trigammal(long double x);
 
 /*--- Statistics ------------------------------------------------------------*/
 /* One byte count per thread covers both the tape and the __ad_alloc arrays:

@@ -162,6 +162,15 @@ extern "C" void __ad_memmove_adjoint_f64(double *Dst, double *Src,
 extern "C" void __ad_memmove_adjoint_f32(float *Dst, float *Src, size_t Bytes) {
   moveAdjoint(Dst, Src, Bytes);
 }
+// x86's long double: 10 bytes of value in 16-byte elements.
+extern "C" void __ad_memcpy_adjoint_f80(long double *Dst, long double *Src,
+                                        size_t Bytes) {
+  copyAdjoint(Dst, Src, Bytes);
+}
+extern "C" void __ad_memmove_adjoint_f80(long double *Dst, long double *Src,
+                                         size_t Bytes) {
+  moveAdjoint(Dst, Src, Bytes);
+}
 
 /// A call through a function pointer whose target the derivative code does
 /// not know (IndirectCalls.cpp in the pass).

@@ -158,8 +158,10 @@ std::string cTypeName(Type *T) {
     return "double";
   if (T->isFloatTy())
     return "float";
-  if (T->isX86_FP80Ty() || T->isFP128Ty())
+  if (T->isX86_FP80Ty())
     return "long double";
+  if (T->isFP128Ty())
+    return "__float128";
   if (T->isIntegerTy(1))
     return "_Bool";
   if (T->isIntegerTy(8))

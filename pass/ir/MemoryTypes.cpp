@@ -108,6 +108,8 @@ static bool collectTbaaStructKinds(const MemTransferInst &MT,
       Found.insert(Type::getDoubleTy(Ctx));
     else if (Name == "float")
       Found.insert(Type::getFloatTy(Ctx));
+    else if (Name == "long double")
+      Found.insert(Type::getX86_FP80Ty(Ctx));
     else if (isPointerTbaaName(Name) || Name == "vtable pointer")
       Found.insert(PointerType::getUnqual(Ctx));
     else if (!Integers.contains(Name))
@@ -128,6 +130,8 @@ static Type *tbaaFloatType(const Instruction &I) {
     return Type::getDoubleTy(I.getContext());
   if (Name == "float")
     return Type::getFloatTy(I.getContext());
+  if (Name == "long double")
+    return Type::getX86_FP80Ty(I.getContext());
   return nullptr;
 }
 

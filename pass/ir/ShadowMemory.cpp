@@ -126,7 +126,7 @@ CallInst *emitCopyTranspose(IRBuilderBase &B, const MemTransferInst &Copy,
   Type *Elem = cast<ConstantAsMetadata>(MD->getOperand(0))->getType();
   std::string Name = (isa<MemMoveInst>(Copy) ? "__ad_memmove_adjoint_"
                                              : "__ad_memcpy_adjoint_");
-  Name += Elem->isFloatTy() ? "f32" : "f64";
+  Name += Elem->isFloatTy() ? "f32" : Elem->isX86_FP80Ty() ? "f80" : "f64";
   Module &M = *B.GetInsertBlock()->getModule();
   Type *Ptr = PointerType::getUnqual(M.getContext());
   Type *SizeTy = intPtrTy(B);

@@ -39,13 +39,25 @@ Value *PartialBuilder::num(double V) const {
   return ConstantFP::get(Primal.getType(), V);
 }
 
+Value *PartialBuilder::num(StringRef Decimal) const {
+  return ConstantFP::get(Primal.getType(), Decimal);
+}
+
 Value *PartialBuilder::intrinsic(Intrinsic::ID ID, ArrayRef<Value *> Args) {
   return Bld.CreateIntrinsic(ID, {Args[0]->getType()}, Args);
 }
 
+/// libm's suffix for the variant of a function on \p Ty: "f" for float,
+/// "l" for x86's long double.
+static StringRef libmSuffix(const Type *Ty) {
+  if (Ty->isFloatTy())
+    return "f";
+  return Ty->isX86_FP80Ty() ? "l" : "";
+}
+
 Value *PartialBuilder::special(StringRef Name, Value *Arg) {
   Type *Ty = Arg->getType();
-  std::string Callee = (Name + (Ty->isFloatTy() ? "f" : "")).str();
+  std::string Callee = (Name + libmSuffix(Ty)).str();
   Module &M = *Primal.getModule();
   FunctionCallee F =
       M.getOrInsertFunction(Callee, FunctionType::get(Ty, {Ty}, false));
@@ -68,9 +80,12 @@ Value *PartialBuilder::sign(Value *A) {
 
 using D = PartialBuilder;
 static constexpr Intrinsic::ID NoIntrinsic = Intrinsic::not_intrinsic;
-static const double Ln2 = 0.693147180559945309417232121458176568;
-static const double Ln10 = 2.30258509299404568401799145468436421;
-static const double TwoOverSqrtPi = 1.12837916709551257389615890312154517;
+static constexpr StringLiteral Ln2 = "0.693147180559945309417232121458176568";
+static constexpr StringLiteral Ln10 = "2.30258509299404568401799145468436421";
+static constexpr StringLiteral TwoOverSqrtPi =
+    "1.12837916709551257389615890312154517";
+static constexpr StringLiteral MinusTwoOverSqrtPi =
+    "-1.12837916709551257389615890312154517";
 
 // pow: JAX's convention, d/da = 0 where b == 0 and d/db = 0 where a == 0.
 // Where a < 0, pow is real only at integer b, and d/db is that of the real
@@ -191,7 +206,7 @@ static const JvpRule Rules[] = {
 // So that derivatives of derivatives of lgamma work (__ad_trigamma has no rule).
 {"__ad_digamma", true, 0, NoIntrinsic,        {[](D &d) { return d.times(d.special("__ad_trigamma", d.x(0))); }}},
 {"erf",       true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
-{"erfc",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(-TwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
+{"erfc",      true,  0, NoIntrinsic,          {[](D &d) { return d.times(d.mul(d.num(MinusTwoOverSqrtPi), d.intrinsic(Intrinsic::exp, {d.neg(d.sq(d.x(0)))}))); }}},
 {"fabs",      true,  0, Intrinsic::fabs,      {[](D &d) { return d.times(d.sign(d.x(0))); }}},
 {"fmin",      true,  0, Intrinsic::minnum,    {pickedFirst, pickedSecond}},
 {"fmax",      true,  0, Intrinsic::maxnum,    {pickedFirst, pickedSecond}},
@@ -212,12 +227,13 @@ static const JvpRule Rules[] = {
 };
 // clang-format on
 
-/// The name of the float variant of libm's \p Name: "f" appended, before
-/// the "_r" of a reentrant variant (lgamma_r -> lgammaf_r).
-static std::string floatVariant(StringRef Name) {
+/// The name of the float (\p Suffix "f") or long double ("l") variant of
+/// libm's \p Name: the suffix appended, before the "_r" of a reentrant
+/// variant (lgamma_r -> lgammaf_r).
+static std::string typedVariant(StringRef Name, StringRef Suffix) {
   if (Name.consume_back("_r"))
-    return (Name + "f_r").str();
-  return (Name + "f").str();
+    return (Name + Suffix + "_r").str();
+  return (Name + Suffix).str();
 }
 
 namespace {
@@ -238,7 +254,8 @@ static const RuleTables &ruleTables() {
         T.ByIntrinsic[R.IID] = &R;
       if (R.IsLibm) {
         T.ByLibmName[R.Name] = &R;
-        T.ByLibmName[floatVariant(R.Name)] = &R;
+        T.ByLibmName[typedVariant(R.Name, "f")] = &R;
+        T.ByLibmName[typedVariant(R.Name, "l")] = &R;
       }
     }
     return T;
@@ -251,11 +268,16 @@ const JvpRule *findLibmJvpRule(const Function &Callee,
   if (!Callee.isDeclaration())
     return nullptr; // a function with a body is the user's own
   const JvpRule *R = ruleTables().ByLibmName.lookup(Callee.getName());
-  // Rules take scalars: cabsf gets its complex float as one <2 x float>.
+  // Rules take scalars: cabsf gets its complex float as one <2 x float>,
+  // cabsl its complex long double through a pointer (byval).
   if (!R || llvm::any_of(Callee.getFunctionType()->params(), [](Type *T) {
         return T->isVectorTy() || T->isAggregateType();
       }))
     return nullptr;
+  FunctionType *FT = Callee.getFunctionType();
+  for (unsigned K = 0; K < FT->getNumParams() && K < MaxRuleArgs; ++K)
+    if (R->Partials[K] && !FT->getParamType(K)->isFloatingPointTy())
+      return nullptr;
   // Where LLVM knows the name, it also checks the prototype; for names it
   // does not know (hypot, erf, ...), require a floating-point result.
   LibFunc LF;
@@ -344,24 +366,34 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "__assert_fail",
                                        "lround",
                                        "lroundf",
+                                       "lroundl",
                                        "llround",
                                        "llroundf",
+                                       "llroundl",
                                        "lrint",
                                        "lrintf",
+                                       "lrintl",
                                        "llrint",
                                        "llrintf",
+                                       "llrintl",
                                        "ilogb",
                                        "ilogbf",
+                                       "ilogbl",
                                        "__isnan",
                                        "__isnanf",
+                                       "__isnanl",
                                        "__isinf",
                                        "__isinff",
+                                       "__isinfl",
                                        "__finite",
                                        "__finitef",
+                                       "__finitel",
                                        "__fpclassify",
                                        "__fpclassifyf",
+                                       "__fpclassifyl",
                                        "__signbit",
                                        "__signbitf",
+                                       "__signbitl",
                                        "strlen",
                                        "strnlen",
                                        "strcmp",

@@ -43,6 +43,10 @@ public:
   llvm::Value *y() const { return &Primal; }
 
   llvm::Value *num(double V) const;
+  /// A constant given in decimal, rounded once to the primal's type (a
+  /// double constant would limit a long double derivative to double's
+  /// precision).
+  llvm::Value *num(llvm::StringRef Decimal) const;
   llvm::Value *add(llvm::Value *A, llvm::Value *B) {
     return Bld.CreateFAdd(A, B);
   }
@@ -86,7 +90,8 @@ public:
   llvm::Value *intrinsic(llvm::Intrinsic::ID ID,
                          llvm::ArrayRef<llvm::Value *> Args);
   /// A call of the runtime's special function \p Name (include/ad_runtime.h:
-  /// __ad_digamma, __ad_trigamma), its float variant for a float primal.
+  /// __ad_digamma, __ad_trigamma), its float or long double variant for a
+  /// float or long double primal.
   llvm::Value *special(llvm::StringRef Name, llvm::Value *Arg);
   /// sign(x): -1, 0 or +1 (NaN stays NaN-free: 0).
   llvm::Value *sign(llvm::Value *A);

@@ -134,12 +134,12 @@ static const char *untrackedFloatReason(const Type *T) {
     return nullptr;
   if (T->isAggregateType())
     return "cannot differentiate a struct value that holds pointers or "
-           "long double next to floating-point fields (such as a struct "
+           "__float128 next to floating-point fields (such as a struct "
            "{double value; double *next;} returned by value): not supported "
            "yet; return the floating-point part separately or through a "
            "pointer";
-  return "cannot differentiate long double (or __float128) arithmetic: not "
-         "supported; compute in double";
+  return "cannot differentiate __float128 arithmetic: not supported; "
+         "compute in double or long double";
 }
 
 /// Why reading or writing floating-point data through a pointer kept in

@@ -2,8 +2,9 @@
 //
 // Without -ffast-math clang calls compiler-rt for complex multiplication and
 // division (std::complex and _Complex): __muldc3 / __divdc3 for double,
-// __mulsc3 / __divsc3 for float, taking (a, b, c, d) for z = a + bi and
-// w = c + di and returning the (re, im) pair. libm's cexp, clog and csqrt
+// __mulsc3 / __divsc3 for float, __mulxc3 / __divxc3 for x86's long
+// double, taking (a, b, c, d) for z = a + bi and w = c + di and returning
+// the (re, im) pair. libm's cexp, clog and csqrt
 // (std::exp, std::log, std::sqrt of a std::complex) take z as (a, b) for
 // double and as one <2 x float> for float. Their results are pairs, so
 // they do not fit the scalar rule table (JvpRules.cpp); these are their
@@ -110,8 +111,9 @@ bool isComplexArithmetic(const Function &Callee) {
   StringRef N = Callee.getName();
   if (!Callee.isDeclaration())
     return false;
-  return (Callee.arg_size() == 4 && (N == "__muldc3" || N == "__divdc3" ||
-                                     N == "__mulsc3" || N == "__divsc3")) ||
+  return (Callee.arg_size() == 4 &&
+          (N == "__muldc3" || N == "__divdc3" || N == "__mulsc3" ||
+           N == "__divsc3" || N == "__mulxc3" || N == "__divxc3")) ||
          isComplexLibmFunction(Callee);
 }
 

@@ -735,9 +735,9 @@ std::optional<Type *> Linearizer::copiedShadowElementType(MemTransferInst &MT) {
   switch (Why) {
   case UntypedCopy::Mixed:
     fail(MT, "cannot differentiate this memory copy: it moves data "
-             "of more than one kind (float and double, or pointers "
-             "and floating-point data); copy element by element "
-             "instead");
+             "of more than one kind (two of float, double and long "
+             "double, or pointers and floating-point data); copy "
+             "element by element instead");
     break;
   case UntypedCopy::Union:
     fail(MT, "cannot differentiate this memory copy: it moves a "

@@ -32,8 +32,9 @@ static unsigned leafKinds(const Type *T) {
     return AT->getNumElements() ? leafKinds(AT->getElementType()) : OtherLeaf;
   if (auto *VT = dyn_cast<VectorType>(T))
     T = VT->getElementType();
-  if (T->isFloatingPointTy() && !T->isX86_FP80Ty() && !T->isFP128Ty() &&
-      !T->isPPC_FP128Ty())
+  // x86's long double is differentiated in its own precision; __float128
+  // has no libm rules and its arithmetic is software (not supported).
+  if (T->isFloatingPointTy() && !T->isFP128Ty() && !T->isPPC_FP128Ty())
     return FloatLeaf;
   return T->isIntegerTy() ? IntLeaf : OtherLeaf;
 }

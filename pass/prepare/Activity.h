@@ -113,17 +113,18 @@ private:
   bool ForHandle = false;
 };
 
-/// Types whose values can carry a tangent: floating point (not long
-/// double), vectors of it, and structs and arrays of these that may also
-/// hold integers. A tangent has the value's type; its integer fields are 0.
+/// Types whose values can carry a tangent: floating point (x86's long
+/// double too, not __float128), vectors of it, and structs and arrays of
+/// these that may also hold integers. A tangent has the value's type; its
+/// integer fields are 0.
 bool isDifferentiableType(const llvm::Type *T);
 /// Types that contain floating-point data somewhere (memory that can hold
 /// derivatives).
 bool containsFloatingPoint(const llvm::Type *T);
 /// Types that contain pointers somewhere.
 bool containsPointer(const llvm::Type *T);
-/// Types holding floating-point data of any kind (long double and
-/// __float128 too, which containsFloatingPoint leaves out).
+/// Types holding floating-point data of any kind (__float128 too, which
+/// containsFloatingPoint leaves out).
 bool hasFloatLeaf(const llvm::Type *T);
 /// Types with a leaf that is not floating point (an int field).
 bool hasNonFloatLeaf(const llvm::Type *T);

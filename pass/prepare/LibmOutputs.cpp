@@ -15,6 +15,14 @@ namespace {
 enum class OutputFn { None, Sincos, Modf, Frexp, SincosPair, ModfPair };
 } // namespace
 
+/// Whether \p T is the argument type of sincos (double), sincosf (float)
+/// or sincosl (x86's long double).
+static bool isSincosArgType(StringRef Name, Type *T) {
+  return Name == "sincosf"   ? T->isFloatTy()
+         : Name == "sincosl" ? T->isX86_FP80Ty()
+                             : T->isDoubleTy();
+}
+
 /// Which of the functions \p CB calls, checking the prototype: LLVM knows
 /// modf and frexp (and, in newer versions, sincos); sincos is matched by
 /// name and type. Newer LLVMs also have llvm.sincos and llvm.modf, which
@@ -32,10 +40,9 @@ static OutputFn classify(const CallBase &CB, const TargetLibraryInfo &TLI) {
   }
   FunctionType *FT = Callee->getFunctionType();
   StringRef Name = Callee->getName();
-  if (Name == "sincos" || Name == "sincosf")
+  if (Name == "sincos" || Name == "sincosf" || Name == "sincosl")
     return FT->getReturnType()->isVoidTy() && FT->getNumParams() == 3 &&
-                   FT->getParamType(0)->isFloatingPointTy() &&
-                   FT->getParamType(0)->isFloatTy() == (Name == "sincosf") &&
+                   isSincosArgType(Name, FT->getParamType(0)) &&
                    FT->getParamType(1)->isPointerTy() &&
                    FT->getParamType(2)->isPointerTy()
                ? OutputFn::Sincos
@@ -46,9 +53,11 @@ static OutputFn classify(const CallBase &CB, const TargetLibraryInfo &TLI) {
   switch (LF) {
   case LibFunc_modf:
   case LibFunc_modff:
+  case LibFunc_modfl:
     return OutputFn::Modf;
   case LibFunc_frexp:
   case LibFunc_frexpf:
+  case LibFunc_frexpl:
     return OutputFn::Frexp;
   default:
     return OutputFn::None;
@@ -103,8 +112,11 @@ static Value *rewriteFrexp(CallBase &CB, IRBuilder<> &B) {
   Type *T = X->getType();
   Type *I32 = B.getInt32Ty();
   Module &M = *CB.getModule();
-  FunctionCallee Ilogb = M.getOrInsertFunction(
-      T->isFloatTy() ? "ilogbf" : "ilogb", FunctionType::get(I32, {T}, false));
+  FunctionCallee Ilogb =
+      M.getOrInsertFunction(T->isFloatTy()      ? "ilogbf"
+                            : T->isX86_FP80Ty() ? "ilogbl"
+                                                : "ilogb",
+                            FunctionType::get(I32, {T}, false));
   Value *Log = B.CreateCall(Ilogb, {X});
   // glibc stores 0 for 0, infinities and NaN.
   Value *Regular =

@@ -103,6 +103,8 @@ Type *streamExtractionTarget(const Function &F) {
     return Type::getDoubleTy(Ctx);
   if (Params == "(float&)")
     return Type::getFloatTy(Ctx);
+  if (Params == "(long double&)")
+    return Type::getX86_FP80Ty(Ctx);
   return nullptr;
 }
 

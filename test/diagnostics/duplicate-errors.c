@@ -2,12 +2,12 @@
 // called directly by a finite-difference check, failed at two instructions
 // that have one source position, and the same error was printed twice
 // (found by a probe). Errors identical in text and place are printed once.
-// The loop over r is unrolled, so the unsupported long double quotient is
+// The loop over r is unrolled, so the unsupported __float128 quotient is
 // three instructions with one position.
 // RUN: not %adcc -O2 -c %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %adcc -O2 -g -c %s -o /dev/null 2>&1 | FileCheck %s
 // clang-format off
-// CHECK: error: cannot differentiate long double (or __float128) arithmetic
+// CHECK: error: cannot differentiate __float128 arithmetic
 
 // CHECK-NOT: error:
 // CHECK: 1 error generated.
@@ -35,7 +35,7 @@ double unrolled(const double *x, int n) {
   for (int r = 1; r <= 3; r++) {
     double *t = __builtin_alloca(n * sizeof *t);
     for (int i = 0; i < n; i++)
-      t[i] = (double)((long double)x[i] * r / 3.0L);
+      t[i] = (double)((__float128)x[i] * r / 3.0Q);
     for (int i = 0; i < n; i++)
       s += t[i] * t[(i + 1) % n];
   }

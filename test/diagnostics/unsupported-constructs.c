@@ -51,9 +51,9 @@ double alloca_rows(double x, int n) {
 }
 
 double extended(double x) {
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate long double (or __float128) arithmetic: not supported; compute in double
-  long double y = x;
-  return (double)(y * y);
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate __float128 arithmetic: not supported; compute in double or long double
+  __float128 y = x;
+  return (double)(y * y / 3);
 }
 
 double bit_abs(double x) {
@@ -115,7 +115,7 @@ __attribute__((noinline)) static linked make_linked(double x, double *p) {
 }
 double mixed_pointer_struct(double x) {
   double cell = 0;
-  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a struct value that holds pointers or long double next to floating-point fields (such as a struct {double value; double *next;} returned by value): not supported yet; return the floating-point part separately or through a pointer
+  // CHECK-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate a struct value that holds pointers or __float128 next to floating-point fields (such as a struct {double value; double *next;} returned by value): not supported yet; return the floating-point part separately or through a pointer
   linked l = make_linked(x, &cell);
   return l.value + *l.next;
 }
@@ -193,7 +193,7 @@ double buffered(double x) {
 typedef struct { double v; double *next; } node;
 double node_copy(const node *m) {
   node t;
-  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this memory copy: it moves data of more than one kind (float and double, or pointers and floating-point data); copy element by element instead
+  // O0-DAG: unsupported-constructs.c:[[@LINE+1]]:{{[0-9]+}}: error: cannot differentiate this memory copy: it moves data of more than one kind (two of float, double and long double, or pointers and floating-point data); copy element by element instead
   memcpy(&t, m, sizeof t);
   return t.v * t.v;
 }

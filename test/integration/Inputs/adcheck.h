@@ -17,6 +17,8 @@
  *                                           lvalue, restored afterwards
  *   ad_fd1(f, x), ad_fd1f(f, x)             same for double(double) and
  *                                           float(float) function pointers
+ *   ad_check_ld, ad_deriv_ld, AD_FD_LD      the same in long double (the
+ *                                           step about 6e-5 relative)
  *   ad_fmt(fmt, ...)                        printf into a rotating buffer
  *                                           of 8 (ad_deriv uses 3), for
  *                                           check labels: pass it straight
@@ -133,7 +135,62 @@ static AD_UNUSED int ad_finish(void) {
   return 0;
 }
 
+/* long double derivatives: to a few units in the last place of its 64-bit
+ * significand, and finite differences to 1e-12, which double's rounding
+ * (2e-16 / 6e-5) could not reach. */
+static const ad_tol AD_TOL_LD AD_UNUSED = {1e-17, 1e-19, 1e-12, 1e-13};
+
+static AD_UNUSED __attribute__((noinline)) int
+ad_check_ld(const char *what, long double got_in, long double want_in,
+            long double rtol, long double atol) {
+  volatile long double got_v = got_in, want_v = want_in;
+  long double got = got_v, want = want_v;
+  long double err = fabsl(got - want), tol = atol + rtol * fabsl(want);
+  int ok = err <= tol; /* false for NaN */
+  ad_checks_run_++;
+  if (!ok) {
+    ad_checks_failed_++;
+    printf("FAIL %s: got %.21Lg want %.21Lg (|err| %.3Lg, tol %.3Lg)\n", what,
+           got, want, err, tol);
+  }
+  return ok;
+}
+
+static AD_UNUSED void ad_deriv_ld(const char *what, long double got,
+                                  long double analytic, long double fd,
+                                  ad_tol t) {
+  ad_check_ld(ad_fmt("%s [AD vs analytic]", what), got, analytic, t.rtol,
+              t.atol);
+  ad_check_ld(ad_fmt("%s [AD vs FD]", what), got, fd, t.fd_rtol, t.fd_atol);
+  ad_check_ld(ad_fmt("%s [analytic vs FD]", what), analytic, fd, t.fd_rtol,
+              t.fd_atol);
+}
+
+/* Power-of-two step about 2^-14 relative to max(|x|, 1/4). */
+static AD_UNUSED long double ad_fd_step_ld(long double x) {
+  int e;
+  frexpl(fabsl(x) < 0.25L ? 0.25L : fabsl(x), &e);
+  return ldexpl(1.0L, e - 14);
+}
+
 #pragma float_control(pop)
+
+/* AD_FD in long double: var is a long double (or double) lvalue. */
+#define AD_FD_LD(var, expr)                                                    \
+  __extension__({                                                              \
+    long double ad_fd_x0_ = (var);                                             \
+    long double ad_fd_h_ = ad_fd_step_ld(ad_fd_x0_);                           \
+    long double ad_fd_v_[4];                                                   \
+    int ad_fd_i_;                                                              \
+    for (ad_fd_i_ = 0; ad_fd_i_ < 4; ad_fd_i_++) {                             \
+      static const long double ad_fd_o_[4] = {-2.0L, -1.0L, 1.0L, 2.0L};       \
+      (var) = ad_fd_x0_ + ad_fd_o_[ad_fd_i_] * ad_fd_h_;                       \
+      ad_fd_v_[ad_fd_i_] = (expr);                                             \
+    }                                                                          \
+    (var) = ad_fd_x0_;                                                         \
+    (ad_fd_v_[0] - 8.0L * ad_fd_v_[1] + 8.0L * ad_fd_v_[2] - ad_fd_v_[3]) /    \
+        (12.0L * ad_fd_h_);                                                    \
+  })
 
 /* d(expr)/d(var): (f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / 12h. */
 #define AD_FD(var, expr)                                                       \
