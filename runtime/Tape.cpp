@@ -378,9 +378,7 @@ extern "C" void __ad_tape_seek_at(unsigned Level, void *Mark) {
   seek(levelState(Level), Mark);
 }
 
-extern "C" void *__ad_tape_read_position(void) {
-  return __adrt_state.ReadPos;
-}
+extern "C" void *__ad_tape_read_position(void) { return __adrt_state.ReadPos; }
 
 extern "C" void *__ad_tape_read_position_at(unsigned Level) {
   return levelState(Level).ReadPos;

@@ -56,9 +56,9 @@ private:
 };
 
 /// At the start of the pipeline: functions with a custom JVP, declared
-/// inactive or checkpointed keep their calls (NoInline). Inlined into the function being
-/// differentiated, their bodies would be differentiated instead of their
-/// rules (a straight-through estimator's floor gave 0).
+/// inactive or checkpointed keep their calls (NoInline). Inlined into the
+/// function being differentiated, their bodies would be differentiated instead
+/// of their rules (a straight-through estimator's floor gave 0).
 void keepRuledFunctionsOutOfLine(llvm::Module &M);
 
 /// Builds F.jvp for activity \p A from the user's forward rule \p UserJvp.

@@ -1,11 +1,11 @@
 //===- Differentiator.cpp - derived functions on demand, once each --------===//
 #include "driver/Differentiator.h"
-#include "unzip/Checkpoint.h"
 #include "driver/DerivedFunctions.h"
 #include "ir/LinearityVerifier.h"
 #include "linearize/Linearize.h"
 #include "prepare/PrepareSource.h"
 #include "transpose/Transpose.h"
+#include "unzip/Checkpoint.h"
 #include "unzip/Unzip.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"

@@ -245,7 +245,8 @@ void Linearizer::linearizeRelinkingCall(CallBase &CB) {
 void Linearizer::linearizeStreamCall(CallBase &CB, Function &Callee) {
   constantResult(CB);
   Type *Read = streamExtractionTarget(Callee);
-  Value *Target = CB.arg_empty() ? nullptr : CB.getArgOperand(CB.arg_size() - 1);
+  Value *Target =
+      CB.arg_empty() ? nullptr : CB.getArgOperand(CB.arg_size() - 1);
   if (!Read || !Target || !isShadowed(Target))
     return;
   Value *S = shadowOf(Target, CB);

@@ -44,12 +44,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
-#include "unzip/Checkpoint.h"
 #include "ir/LLVMCompat.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
+#include "unzip/Checkpoint.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
 
@@ -562,11 +562,11 @@ Value *Unzipper::emitRecomputed(IRBuilder<> &B, const SCEV *S, Value *TapePtr,
       return V;
     if (auto Leaf = Layout.LoopLeaves.find(V); Leaf != Layout.LoopLeaves.end())
       return rebaseForHandle(
-          B, B.CreateLoad(T,
-                          slotAddress(B, Leaf->second, TapePtr,
-                                      currentRecordOf(B, *Leaf->second.Record,
-                                                      Loops)),
-                          V->getName()));
+          B, B.CreateLoad(
+                 T,
+                 slotAddress(B, Leaf->second, TapePtr,
+                             currentRecordOf(B, *Leaf->second.Record, Loops)),
+                 V->getName()));
     auto *Load = B.CreateLoad(
         T, staticField(B, TapePtr, Layout.StaticResiduals.lookup(V)),
         V->getName());

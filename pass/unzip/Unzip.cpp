@@ -47,11 +47,11 @@
 //===----------------------------------------------------------------------===//
 #include "unzip/Unzip.h"
 #include "UnzipImpl.h"
-#include "unzip/Checkpoint.h"
 #include "driver/DerivedFunctions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
+#include "unzip/Checkpoint.h"
 #include "unzip/HandleShadows.h"
 #include "unzip/TapeRuntime.h"
 

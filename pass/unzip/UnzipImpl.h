@@ -56,7 +56,7 @@ struct TapeSlot {
 struct ArrayLoop {
   unsigned Id = 0;
   Loop *L = nullptr;
-  Value *BackedgeCount = nullptr; ///< i64, computed at the preheader (Jvp)
+  Value *BackedgeCount = nullptr;  ///< i64, computed at the preheader (Jvp)
   const SCEV *Backedges = nullptr; ///< the same, as ScalarEvolution sees it
 };
 
