@@ -369,8 +369,12 @@ bool derivesAddress(const Instruction &I) {
 /// one, or data movement and arithmetic on such bits (not a comparison,
 /// which is a predicate of them).
 static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
+  // A reinterpretation of float bits as other integers (Eigen's SSE2
+  // swizzle casts <2 x i64> to <4 x i32> before shuffling) still carries
+  // them: unseen, the bits turned back into a double had no tangent.
   if (isa<BitCastInst>(I))
-    return Info.Varied.count(I.getOperand(0));
+    return Info.Varied.count(I.getOperand(0)) ||
+           Info.FloatBits.count(I.getOperand(0));
   if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
       !isa<SelectInst>(I) && !isa<FreezeInst>(I) &&
       !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) &&
