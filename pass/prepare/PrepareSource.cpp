@@ -26,6 +26,7 @@
 #include "llvm/Transforms/Utils/Mem2Reg.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
+#include "llvm/Transforms/Vectorize/VectorCombine.h"
 
 using namespace llvm;
 
@@ -395,6 +396,12 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
     FPM.addPass(PromotePass());
   else
     FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+  // Shuffles of float bits as integer lanes (Eigen's SSE2 broadcast
+  // shuffles <4 x i32> halves of doubles) become shuffles of the floats,
+  // which have derivatives; EarlyCSE and InstCombine then load the doubles
+  // as doubles. The optimiser would do the same only after this pass.
+  if (Optimize)
+    FPM.addPass(VectorCombinePass());
   FPM.addPass(EarlyCSEPass());
   if (Optimize) {
     FPM.addPass(GVNPass());
