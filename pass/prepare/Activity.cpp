@@ -504,6 +504,7 @@ private:
   void collectReturnedCalls();
   void propagateShadow(const Instruction &I);
   bool allocaNeedsShadow(const AllocaInst &AI) const;
+  bool chosenWithShadowedPointer(const Value &Obj) const;
   bool callResultNeedsShadow(const CallBase &CB) const;
   void shadowLocalsReachedByActiveData(const Instruction &I);
   SmallVector<const Value *, 4>
@@ -620,10 +621,39 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
 bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
   return containsFloatingPoint(AI.getAllocatedType()) ||
          isFloatingPointBuffer(AI) || receivesAllocation(AI) ||
+         chosenWithShadowedPointer(AI) ||
          (containsPointer(AI.getAllocatedType()) &&
           !allPointersStoredInto(AI, [&](const Value *P, bool) {
             return !Info.Shadowed.count(P);
           }));
+}
+
+/// Whether an address into \p Obj meets, in a phi or select, a pointer with
+/// a shadow: a scratch buffer used in place of the caller's data when that
+/// is missing (Eigen's `p = data ? data : alloca(n)` in its products). The
+/// code after the choice reads both alike, so the buffer needs a shadow
+/// too.
+bool ActivityPropagation::chosenWithShadowedPointer(const Value &Obj) const {
+  SmallVector<const Value *, 8> Work{&Obj};
+  SmallPtrSet<const Value *, 16> Seen{&Obj};
+  while (!Work.empty() && Seen.size() < 64) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
+        Work.push_back(U);
+        continue;
+      }
+      if (!isa<PHINode>(U) && !isa<SelectInst>(U))
+        continue;
+      if (llvm::any_of(U->operands(), [&](const Use &Op) {
+            return Op.get() != V && Info.Shadowed.count(Op.get());
+          }))
+        return true;
+      if (Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
 }
 
 /// A pointer returned by a call that was given active memory (an accessor
