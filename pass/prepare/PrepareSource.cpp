@@ -8,6 +8,7 @@
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
 #include "prepare/Reallocations.h"
+#include "prepare/SignBitLogic.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
@@ -19,6 +20,7 @@
 #include "llvm/Transforms/Scalar/DeadStoreElimination.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/GVN.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -403,6 +405,11 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   if (Optimize)
     FPM.addPass(VectorCombinePass());
   FPM.addPass(EarlyCSEPass());
+  // Sign flips and absolute values as integer masks (SignBitLogic.h), once
+  // EarlyCSE has folded the masks' casts into constants; InstSimplify then
+  // folds the casts to integers and back.
+  FPM.addPass(SignBitLogicPass());
+  FPM.addPass(InstSimplifyPass());
   if (Optimize) {
     FPM.addPass(GVNPass());
     FPM.addPass(DSEPass());
