@@ -132,6 +132,7 @@ private:
   void walkUses();
   void visitUser(const Value *V, const User *U);
   void visitGEP(const Value *V, const GetElementPtrInst &GEP);
+  bool typeByStructAddress(const Value *V, const GetElementPtrInst &GEP);
   bool saysNothing(const Instruction &Access, Type *T);
   bool outsideCopy(const Value *Base, Type *AccessTy) const;
   void noteAccess(const Value *Base, Type *AccessTy);
@@ -356,7 +357,10 @@ void AccessTypeWalk::visitGEP(const Value *V, const GetElementPtrInst &GEP) {
   // union's own bytes have no type.
   if (SawUnion && holdsUnion(GEP.getSourceElementType()))
     *SawUnion = true;
-  collectFloatLeaves(GEP.getSourceElementType(), Out);
+  // The struct's floating-point fields, unless the copied bytes are known
+  // to lie within it: then only what lies there.
+  if (!typeByStructAddress(V, GEP))
+    collectFloatLeaves(GEP.getSourceElementType(), Out);
   // Pointer arithmetic over an array of pointers (the end of a std::copy of
   // a deque's map of node pointers, returned at -O0): the memory holds
   // pointers, as a floating-point element type says it holds floating-point
@@ -364,6 +368,37 @@ void AccessTypeWalk::visitGEP(const Value *V, const GetElementPtrInst &GEP) {
   if (GEP.getSourceElementType()->isPointerTy())
     Out.insert(GEP.getSourceElementType());
   push(&GEP);
+}
+
+/// A field address computed from \p V as a struct (`gep %T, ptr V, 0, k`)
+/// says that a %T lies at V, as a local's declaration says what it holds:
+/// a copy of known bytes within it moves what the struct has there. An
+/// object passed by reference whose copy constructor copies its first
+/// fields with one memcpy (Eigen's Block of a Map: a pointer and a size,
+/// at -O0) is typed by the fields the constructor addresses next.
+bool AccessTypeWalk::typeByStructAddress(const Value *V,
+                                         const GetElementPtrInst &GEP) {
+  auto *ST = dyn_cast<StructType>(GEP.getSourceElementType());
+  auto *First = dyn_cast<ConstantInt>(GEP.idx_begin()->get());
+  auto It = OffsetOf.find(V);
+  if (!ST || !ST->isSized() || !CopyBegin || !First || !First->isZero() ||
+      It == OffsetOf.end() || !It->second || holdsUnion(ST))
+    return false;
+  // Not into its tail padding, where a derived class may keep a float.
+  const StructLayout *SL = DL->getStructLayout(ST);
+  unsigned Last = ST->getNumElements() - 1;
+  int64_t FieldsEnd =
+      ST->getNumElements()
+          ? SL->getElementOffset(Last) +
+                DL->getTypeStoreSize(ST->getElementType(Last)).getFixedValue()
+          : 0;
+  int64_t Begin = *CopyBegin - *It->second, End = *CopyEnd - *It->second;
+  if (Begin < 0 || End > FieldsEnd)
+    return false;
+  collectCopiedKindsIn(ST, Begin, End, *DL, Out);
+  Typed = true;
+  CoverageUnknown = true; // a declared type: all of the copied bytes
+  return true;
 }
 
 /// In optimised code clang tags every access of a scalar with its type

@@ -204,8 +204,12 @@ bool Linearizer::bitsLoadedFromActiveMemory(const Value *V) const {
         return true;
       continue;
     }
+    // Lane moves too: Eigen's SSE2 broadcast loads packed doubles as
+    // <4 x i32> and shuffles 32-bit halves before turning them back.
     if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
-        !isa<SelectInst>(I) && !isa<FreezeInst>(I))
+        !isa<SelectInst>(I) && !isa<FreezeInst>(I) &&
+        !isa<ShuffleVectorInst>(I) && !isa<ExtractElementInst>(I) &&
+        !isa<InsertElementInst>(I))
       continue;
     for (const Value *Op : I->operands())
       if (Op->getType()->isIntOrIntVectorTy() && Seen.insert(Op).second)

@@ -586,6 +586,21 @@ void Linearizer::linearizeIntegerStore(StoreInst &SI) {
       markLinear(DS);
     return;
   }
+  // Bytes of memory with derivatives changed as integers and stored where
+  // floating-point data (or bytes of unknown kind) live: Eigen's packet
+  // negation with SSE at -O2 loads doubles as <2 x i64>, flips their sign
+  // bits and stores them. Nothing carried their tangent to the shadow.
+  if (!isa<LoadInst>(V) && bitsLoadedFromActiveMemory(V)) {
+    std::optional<Type *> Kind = inferIntegerAccessBits(
+        SI, SI.getPointerOperand(),
+        SI.getDataLayout().getTypeStoreSize(T).getFixedValue());
+    if (!Kind || (*Kind && (*Kind)->isFPOrFPVectorTy()))
+      return fail(SI, "cannot differentiate floating-point data read from "
+                      "memory that carries derivatives as an integer, "
+                      "changed and stored (type punning, such as a sign "
+                      "flip of vector lanes through integer masks): not "
+                      "supported yet");
+  }
   // A constant written as an integer (a small memset, which InstCombine
   // makes an integer store, or a field's initial value): the bytes hold
   // no derivative now, whatever they held before, and code may read

@@ -370,8 +370,12 @@ bool derivesAddress(const Instruction &I) {
 /// one, or data movement and arithmetic on such bits (not a comparison,
 /// which is a predicate of them).
 static bool carriesFloatBits(const Instruction &I, const ActivityInfo &Info) {
+  // A reinterpretation of float bits as other integers (Eigen's SSE2
+  // swizzle casts <2 x i64> to <4 x i32> before shuffling) still carries
+  // them: unseen, the bits turned back into a double had no tangent.
   if (isa<BitCastInst>(I))
-    return Info.Varied.count(I.getOperand(0));
+    return Info.Varied.count(I.getOperand(0)) ||
+           Info.FloatBits.count(I.getOperand(0));
   if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<PHINode>(I) &&
       !isa<SelectInst>(I) && !isa<FreezeInst>(I) &&
       !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) &&
@@ -501,6 +505,7 @@ private:
   void collectReturnedCalls();
   void propagateShadow(const Instruction &I);
   bool allocaNeedsShadow(const AllocaInst &AI) const;
+  bool chosenWithShadowedPointer(const Value &Obj) const;
   bool callResultNeedsShadow(const CallBase &CB) const;
   void shadowLocalsReachedByActiveData(const Instruction &I);
   SmallVector<const Value *, 4>
@@ -617,10 +622,39 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
 bool ActivityPropagation::allocaNeedsShadow(const AllocaInst &AI) const {
   return containsFloatingPoint(AI.getAllocatedType()) ||
          isFloatingPointBuffer(AI) || receivesAllocation(AI) ||
+         chosenWithShadowedPointer(AI) ||
          (containsPointer(AI.getAllocatedType()) &&
           !allPointersStoredInto(AI, [&](const Value *P, bool) {
             return !Info.Shadowed.count(P);
           }));
+}
+
+/// Whether an address into \p Obj meets, in a phi or select, a pointer with
+/// a shadow: a scratch buffer used in place of the caller's data when that
+/// is missing (Eigen's `p = data ? data : alloca(n)` in its products). The
+/// code after the choice reads both alike, so the buffer needs a shadow
+/// too.
+bool ActivityPropagation::chosenWithShadowedPointer(const Value &Obj) const {
+  SmallVector<const Value *, 8> Work{&Obj};
+  SmallPtrSet<const Value *, 16> Seen{&Obj};
+  while (!Work.empty() && Seen.size() < 64) {
+    const Value *V = Work.pop_back_val();
+    for (const User *U : V->users()) {
+      if (isa<GetElementPtrInst>(U) && Seen.insert(U).second) {
+        Work.push_back(U);
+        continue;
+      }
+      if (!isa<PHINode>(U) && !isa<SelectInst>(U))
+        continue;
+      if (llvm::any_of(U->operands(), [&](const Use &Op) {
+            return Op.get() != V && Info.Shadowed.count(Op.get());
+          }))
+        return true;
+      if (Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
 }
 
 /// A pointer returned by a call that was given active memory (an accessor

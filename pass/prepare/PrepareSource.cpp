@@ -8,6 +8,7 @@
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
 #include "prepare/Reallocations.h"
+#include "prepare/SignBitLogic.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
@@ -19,6 +20,7 @@
 #include "llvm/Transforms/Scalar/DeadStoreElimination.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/GVN.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -26,6 +28,7 @@
 #include "llvm/Transforms/Utils/Mem2Reg.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
+#include "llvm/Transforms/Vectorize/VectorCombine.h"
 
 using namespace llvm;
 
@@ -395,7 +398,18 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
     FPM.addPass(PromotePass());
   else
     FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+  // Shuffles of float bits as integer lanes (Eigen's SSE2 broadcast
+  // shuffles <4 x i32> halves of doubles) become shuffles of the floats,
+  // which have derivatives; EarlyCSE and InstCombine then load the doubles
+  // as doubles. The optimiser would do the same only after this pass.
+  if (Optimize)
+    FPM.addPass(VectorCombinePass());
   FPM.addPass(EarlyCSEPass());
+  // Sign flips and absolute values as integer masks (SignBitLogic.h), once
+  // EarlyCSE has folded the masks' casts into constants; InstSimplify then
+  // folds the casts to integers and back.
+  FPM.addPass(SignBitLogicPass());
+  FPM.addPass(InstSimplifyPass());
   if (Optimize) {
     FPM.addPass(GVNPass());
     FPM.addPass(DSEPass());

@@ -1,7 +1,7 @@
 // Eigen's dynamic sizes: VectorXd built from a Map of the input, coefficient
 // -wise products, dot, norms, sums; MatrixXd filled element by element,
 // trace, squaredNorm, a row's dot product, column sums. (Products of
-// dynamic matrices, A * v, are not supported yet: a compile error.)
+// dynamic matrices, A * v: cxx_eigen_products.cpp.)
 // REQUIRES: eigen
 // clang-format off
 // RUN: %adcxx -O0 -I/usr/include/eigen3 %s -o %t.O0 %adlibs && %t.O0

@@ -109,7 +109,7 @@ declare double @__ad_gradient(ptr, ...)
 define double @f(double %x) {
   %y = alloca double, align 8
   %bits = bitcast double %x to i64
-  %neg = xor i64 %bits, -9223372036854775808
+  %neg = xor i64 %bits, 4611686018427387904
   store i64 %neg, ptr %y
   %r = call double @read(ptr %y)
   ret double %r
