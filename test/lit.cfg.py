@@ -89,6 +89,9 @@ def clang_major(clang_path):
 # other-clang: a clang of another LLVM major version is installed, which
 # cannot load the plugin: %other_clang / %other_clangxx name it.
 own_major = clang_major(clang)
+# llvm-N: the LLVM major version the plugin is built for and tested with.
+if own_major:
+    config.available_features.add("llvm-" + own_major)
 for other_bin in sorted(glob.glob("/usr/lib/llvm-*/bin")):
     other_clang = os.path.join(other_bin, "clang")
     other_clangxx = os.path.join(other_bin, "clang++")

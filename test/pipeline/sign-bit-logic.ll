@@ -17,7 +17,7 @@
 ; NEG: = fneg <2 x double>
 ; NEG-LABEL: define internal void @negate.rev(
 ; NEG: [[CT:%.*]] = load <2 x double>, ptr %dto
-; NEG: [[MINUS:%.*]] = fsub <2 x double> <double -0.000000e+00, double -0.000000e+00>, [[CT]]
+; NEG: [[MINUS:%.*]] = fsub <2 x double> {{<double -0.000000e\+00, double -0.000000e\+00>|splat \(double -0.000000e\+00\)}}, [[CT]]
 ; NEG: fadd <2 x double> {{.*}}[[MINUS]]
 ; |x|' = sign(x), taped by the forward pass and multiplied in reverse.
 ; ABS-LABEL: define internal void @absolute.fwd(
