@@ -127,22 +127,16 @@ static double dvirtual(double x) {
   return d;
 }
 
-static void check(const char *name, double (*f)(double), double (*df)(double),
-                  double x, double grad, double tangent) {
-  double fd = AD_FD(x, f(x));
-  ad_deriv(ad_fmt("%s'(%g) reverse", name, x), grad, df(x), fd, AD_TOL_D);
-  ad_deriv(ad_fmt("%s'(%g) forward", name, x), tangent, df(x), fd, AD_TOL_D);
-}
-
 int main() {
   // 0.2: nothing throws; 1.0: i = 2, 3 throw; 2.8: every i.
   for (double x : {0.2, 1.0, 2.8}) {
-    check("chained", chained, dchained, x, __ad_gradient(chained, x),
-          __ad_derivative(chained, x, 1.0));
-    check("recursed", recursed, drecursed, x, __ad_gradient(recursed, x),
-          __ad_derivative(recursed, x, 1.0));
-    check("virtual", virtual_, dvirtual, x, __ad_gradient(virtual_, x),
-          __ad_derivative(virtual_, x, 1.0));
+    ad_deriv_modes("chained", chained, dchained, x, __ad_gradient(chained, x),
+                   __ad_derivative(chained, x, 1.0));
+    ad_deriv_modes("recursed", recursed, drecursed, x,
+                   __ad_gradient(recursed, x),
+                   __ad_derivative(recursed, x, 1.0));
+    ad_deriv_modes("virtual", virtual_, dvirtual, x, __ad_gradient(virtual_, x),
+                   __ad_derivative(virtual_, x, 1.0));
   }
   return ad_finish();
 }

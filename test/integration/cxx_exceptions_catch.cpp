@@ -135,32 +135,26 @@ static double dleaving(double x) {
   return d;
 }
 
-static void check(const char *name, double (*f)(double), double (*df)(double),
-                  double x, double grad, double tangent) {
-  double fd = AD_FD(x, f(x));
-  ad_deriv(ad_fmt("%s'(%g) reverse", name, x), grad, df(x), fd, AD_TOL_D);
-  ad_deriv(ad_fmt("%s'(%g) forward", name, x), tangent, df(x), fd, AD_TOL_D);
-}
-
 int main() {
   // 0.5: the catch runs for i = -3..-1; 3.5: for none.
   for (double x : {0.5, 1.7, 3.5}) {
-    check("logs", logs, dlogs, x, __ad_gradient(logs, x),
-          __ad_derivative(logs, x, 1.0));
+    ad_deriv_modes("logs", logs, dlogs, x, __ad_gradient(logs, x),
+                   __ad_derivative(logs, x, 1.0));
   }
   // -0.8: no throw; 0.3: throws for i = 4; 1.2: for i = 3, 4; 4.0: always.
   for (double x : {-0.8, 0.3, 1.2, 4.0}) {
-    check("partial", partial, dpartial, x, __ad_gradient(partial, x),
-          __ad_derivative(partial, x, 1.0));
+    ad_deriv_modes("partial", partial, dpartial, x, __ad_gradient(partial, x),
+                   __ad_derivative(partial, x, 1.0));
   }
   for (double x : {0.5, 2.5}) {
-    check("rethrown", rethrown, drethrown, x, __ad_gradient(rethrown, x),
-          __ad_derivative(rethrown, x, 1.0));
+    ad_deriv_modes("rethrown", rethrown, drethrown, x,
+                   __ad_gradient(rethrown, x),
+                   __ad_derivative(rethrown, x, 1.0));
   }
   // 0.3: no throw; 0.9 and 1.4: thrown at different iterations.
   for (double x : {0.3, 0.9, 1.4}) {
-    check("leaving", leaving, dleaving, x, __ad_gradient(leaving, x),
-          __ad_derivative(leaving, x, 1.0));
+    ad_deriv_modes("leaving", leaving, dleaving, x, __ad_gradient(leaving, x),
+                   __ad_derivative(leaving, x, 1.0));
   }
   return ad_finish();
 }

@@ -17,6 +17,9 @@
  *                                           lvalue, restored afterwards
  *   ad_fd1(f, x), ad_fd1f(f, x)             same for double(double) and
  *                                           float(float) function pointers
+ *   ad_deriv_modes(name, f, df, x, g, t)    ad_deriv of a gradient g and a
+ *                                           forward derivative t of
+ *                                           double(double) f at x
  *   ad_check_ld, ad_deriv_ld, AD_FD_LD      the same in long double (the
  *                                           step about 6e-5 relative)
  *   ad_fmt(fmt, ...)                        printf into a rotating buffer
@@ -215,6 +218,17 @@ static AD_UNUSED double ad_fd1(double (*f)(double), double x) {
 
 static AD_UNUSED double ad_fd1f(float (*f)(float), float x) {
   return AD_FD(x, f(x));
+}
+
+/* Both modes of a double(double) function at x: the gradient and the
+ * forward derivative (computed by the caller's requests) against the
+ * analytic derivative df and central differences of f. */
+static AD_UNUSED void ad_deriv_modes(const char *name, double (*f)(double),
+                                     double (*df)(double), double x,
+                                     double grad, double tangent) {
+  double fd = ad_fd1(f, x);
+  ad_deriv(ad_fmt("%s'(%g) reverse", name, x), grad, df(x), fd, AD_TOL_D);
+  ad_deriv(ad_fmt("%s'(%g) forward", name, x), tangent, df(x), fd, AD_TOL_D);
 }
 
 /* One-variable gradient checks at the point `x` (a double in scope): the
