@@ -324,51 +324,27 @@ private:
     bool ReadsForwards = K == DerivedKind::Lin;
     Value *Mark = nullptr, *ReadPos = nullptr;
     if (ReadsForwards) {
-      Mark = runtimeCall(B, "__ad_tape_mark", {});
-      ReadPos = runtimeCall(B, "__ad_tape_read_position", {});
+      Mark = emitTapeMark(B);
+      ReadPos = emitTapeReadPosition(B);
     }
     CallInst *Again = B.CreateCall(U.Fwd, Saved);
     Again->setAttributes(U.Fwd->getAttributes());
     if (ReadsForwards)
-      runtimeCall(B, "__ad_tape_seek", {Mark});
+      emitTapeSeek(B, Mark);
     SmallVector<Value *, 8> Args{GTape};
     for (unsigned J = 1; J < F->arg_size(); ++J)
       Args.push_back(F->getArg(J));
     CallInst *Result = B.CreateCall(Then, Args);
     if (ReadsForwards) {
       markLinear(Result);
-      runtimeCall(B, "__ad_tape_seek", {ReadPos});
-      runtimeCall(B, "__ad_tape_pop_to", {Mark});
+      emitTapeSeek(B, ReadPos);
+      emitTapePopTo(B, Mark);
     }
     if (F->getReturnType()->isVoidTy())
       B.CreateRetVoid();
     else
       B.CreateRet(Result);
     return F;
-  }
-
-  /// The runtime's tape function \p Name (its _at form, given the level,
-  /// for derived code of an outer nesting level).
-  Value *runtimeCall(IRBuilderBase &B, StringRef Name, ArrayRef<Value *> Args) {
-    Type *Ptr = PointerType::getUnqual(Ctx);
-    bool Returns = Args.empty();
-    unsigned Level = A.level();
-    SmallVector<Type *, 2> Params;
-    SmallVector<Value *, 2> CallArgs;
-    if (Level) {
-      Params.push_back(B.getInt32Ty());
-      CallArgs.push_back(B.getInt32(Level));
-    }
-    for (Value *V : Args) {
-      Params.push_back(Ptr);
-      CallArgs.push_back(V);
-    }
-    FunctionCallee FC = M.getOrInsertFunction(
-        Level ? (Name + "_at").str() : Name.str(),
-        FunctionType::get(Returns ? Ptr : B.getVoidTy(), Params, false));
-    if (auto *Fn = dyn_cast<Function>(FC.getCallee()))
-      Fn->setDoesNotThrow();
-    return B.CreateCall(FC, CallArgs);
   }
 };
 

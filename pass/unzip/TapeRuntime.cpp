@@ -67,6 +67,48 @@ static CallInst *callTapeFunction(IRBuilderBase &B, TapeOp Op, Value *Size,
   return B.CreateCall(FC, {B.getInt32(Level), Size}, Name);
 }
 
+/// Calls the runtime's cursor function \p Name (its _at form, given the
+/// level first, for derived code of an outer nesting level) on \p Position,
+/// or without an argument when it returns a position.
+static CallInst *callCursorFunction(IRBuilderBase &B, StringRef Name,
+                                    Value *Position) {
+  Module &M = *B.GetInsertBlock()->getModule();
+  Type *PtrTy = PointerType::getUnqual(M.getContext());
+  SmallVector<Type *, 2> Params;
+  SmallVector<Value *, 2> Args;
+  unsigned Level = tapeLevel(B);
+  if (Level) {
+    Params.push_back(B.getInt32Ty());
+    Args.push_back(B.getInt32(Level));
+  }
+  if (Position) {
+    Params.push_back(PtrTy);
+    Args.push_back(Position);
+  }
+  FunctionCallee FC = M.getOrInsertFunction(
+      Level ? (Name + "_at").str() : Name.str(),
+      FunctionType::get(Position ? B.getVoidTy() : PtrTy, Params, false));
+  if (auto *F = dyn_cast<Function>(FC.getCallee()))
+    F->setDoesNotThrow();
+  return B.CreateCall(FC, Args);
+}
+
+Value *emitTapeMark(IRBuilderBase &B) {
+  return callCursorFunction(B, "__ad_tape_mark", nullptr);
+}
+
+Value *emitTapeReadPosition(IRBuilderBase &B) {
+  return callCursorFunction(B, "__ad_tape_read_position", nullptr);
+}
+
+void emitTapeSeek(IRBuilderBase &B, Value *Position) {
+  callCursorFunction(B, "__ad_tape_seek", Position);
+}
+
+void emitTapePopTo(IRBuilderBase &B, Value *Mark) {
+  callCursorFunction(B, "__ad_tape_pop_to", Mark);
+}
+
 /// The size of a tape or record type. A tape still being laid out (that of
 /// a function whose unzipping is in progress: mutual recursion) is opaque;
 /// its size is read from a constant global set once its layout is known.

@@ -44,6 +44,14 @@ bool isTapeCall(const llvm::Value *V, TapeOp Op);
 /// test before looking for its calls).
 bool declaresTapeFunction(const llvm::Module &M, TapeOp Op);
 
+/// The read cursor and marks of the tape of the level of the code \p B
+/// builds (ad_runtime.h): a position to come back to, the cursor, moving it,
+/// and dropping the records pushed since a mark.
+llvm::Value *emitTapeMark(llvm::IRBuilderBase &B);
+llvm::Value *emitTapeReadPosition(llvm::IRBuilderBase &B);
+void emitTapeSeek(llvm::IRBuilderBase &B, llvm::Value *Position);
+void emitTapePopTo(llvm::IRBuilderBase &B, llvm::Value *Mark);
+
 /// At the end of a gradient whose derivative used the runtime tape: frees
 /// the tape storage beyond the runtime's cache limit if the tape is empty
 /// (__ad_tape_trim in ad_runtime.h).
