@@ -341,8 +341,9 @@ static void dropStageMarks(Function &Src) {
       I.setMetadata(K, nullptr);
 }
 
-Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
-                        Diagnostics &Diags, bool Optimize) {
+/// A private copy of \p F to differentiate: the same body, internal, with
+/// its own debug subprogram, neither optnone nor noinline.
+static Function *cloneForDifferentiation(Function &F) {
   // GlobalChanges, not CloneFunction's LocalChangesOnly: the copy gets a
   // DISubprogram of its own, which moves on with the body to f.jvp
   // (Linearize.cpp) and must not be shared with f.
@@ -368,28 +369,40 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   Src->setLinkage(GlobalValue::InternalLinkage);
   Src->removeFnAttr(Attribute::OptimizeNone);
   Src->removeFnAttr(Attribute::NoInline);
-  copyByValParameters(*Src);
+  return Src;
+}
+
+/// What the stages cannot read as it is, rewritten into what they can:
+/// by-value parameters, mixed aggregates, library calls with outputs
+/// through pointers, fortified copies, reallocations.
+static void rewriteForStages(Function &Src, Function &F,
+                             const TargetLibraryInfo &TLI) {
+  copyByValParameters(Src);
   if (getDerivedInfo(F))
-    dropStageMarks(*Src);
-  for (Instruction &I : instructions(*Src))
+    dropStageMarks(Src);
+  for (Instruction &I : instructions(Src))
     if (auto *MT = dyn_cast<MemTransferInst>(&I))
       noteCopiedMemberType(*MT);
-  splitMixedAggregateAccesses(*Src);
-  const TargetLibraryInfo &TLI = FAM.getResult<TargetLibraryAnalysis>(*Src);
-  rewriteLibmOutputs(*Src, TLI);
-  unfortifyMemoryCalls(*Src, TLI);
-  rewriteReallocations(*Src);
+  splitMixedAggregateAccesses(Src);
+  rewriteLibmOutputs(Src, TLI);
+  unfortifyMemoryCalls(Src, TLI);
+  rewriteReallocations(Src);
+}
 
+/// Registers, one return, simple loops, loads forwarded within blocks; at
+/// -O1 and above one more round of GVN, DSE and InstCombine.
+static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
+                         bool Optimize) {
   // At -O0 every local lives in an alloca. When all of them are plain
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a
   // 30,000-statement f); aggregates and escaping locals need SROA, unless
   // SROA would cut a copied struct into untyped byte slices.
-  bool AllPromotable = llvm::all_of(Src->getEntryBlock(), [](Instruction &I) {
+  bool AllPromotable = llvm::all_of(Src.getEntryBlock(), [](Instruction &I) {
     auto *AI = dyn_cast<AllocaInst>(&I);
     return !AI || isAllocaPromotable(AI);
   });
   bool SlicesWouldLoseTypes =
-      llvm::any_of(Src->getEntryBlock(), [](Instruction &I) {
+      llvm::any_of(Src.getEntryBlock(), [](Instruction &I) {
         auto *AI = dyn_cast<AllocaInst>(&I);
         return AI && isCopiedMixedAggregate(*AI);
       });
@@ -420,9 +433,16 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   // Preheaders, single latches and dedicated exits: the loop shape Unzip
   // counts iterations of.
   FPM.addPass(LoopSimplifyPass());
-  FPM.run(*Src, FAM);
+  FPM.run(Src, FAM);
   // After SimplifyCFG has merged straight-line blocks (ForwardLoads.h).
-  forwardLoadsInBlocks(*Src);
+  forwardLoadsInBlocks(Src);
+}
+
+Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
+                        Diagnostics &Diags, bool Optimize) {
+  Function *Src = cloneForDifferentiation(F);
+  rewriteForStages(*Src, F, FAM.getResult<TargetLibraryAnalysis>(*Src));
+  simplifyCopy(*Src, FAM, Optimize);
   FAM.clear(*Src, Src->getName());
   bool Unwinds = false;
   if (!makeUnwindingExplicit(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src),
