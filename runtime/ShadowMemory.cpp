@@ -189,6 +189,30 @@ extern "C" void __ad_undifferentiable_target(const char *Name) {
                Name);
 }
 
+/// A pointer derived code loaded from memory with a shadow, \p Shadow next
+/// to it, must lead into \p Global (used by name by the derived code) only
+/// with the global's own shadow \p Own at the same place, or not at all
+/// when \p Own is null (NamedGlobalChecks.cpp in the pass).
+extern "C" void __ad_check_pointer_into_global(const void *P,
+                                               const void *Shadow,
+                                               const void *Global, size_t Bytes,
+                                               const void *Own,
+                                               const char *Name) {
+  auto A = reinterpret_cast<uintptr_t>(P);
+  auto G = reinterpret_cast<uintptr_t>(Global);
+  if (A < G || A - G >= Bytes)
+    return;
+  if (Own && reinterpret_cast<uintptr_t>(Shadow) ==
+                 reinterpret_cast<uintptr_t>(Own) + (A - G))
+    return;
+  __adrt_fatal("a pointer the differentiated code reads from memory points "
+               "into the global variable '%s', which the differentiated code "
+               "also uses by name: that memory would have two derivatives, "
+               "and the derivative would be wrong (not supported; pass a "
+               "copy of the global, or use it only through pointers)",
+               Name);
+}
+
 /// A pointer argument with a shadow that points into a global the
 /// derivative shadows itself (MarkerLowering.cpp in the pass).
 extern "C" void __ad_check_not_in_global(const void *Arg, const void *Global,

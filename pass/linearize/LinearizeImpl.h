@@ -155,6 +155,10 @@ private:
   void linearizeDynamicAlloca(llvm::AllocaInst &AI);
   void linearizeDeallocation(llvm::CallBase &CB);
   void linearizeLoad(llvm::LoadInst &LI);
+  /// Checks at run time that pointer \p LI, loaded from memory with a
+  /// shadow, does not lead into a global used by name with another shadow
+  /// than \p ShadowLoad (NamedGlobalChecks.cpp).
+  void checkLoadedPointer(llvm::LoadInst &LI, llvm::LoadInst &ShadowLoad);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
   void linearizeStore(llvm::StoreInst &SI);
   /// A store into memory without a shadow: reports what it would lose.

@@ -85,6 +85,7 @@ Value *Linearizer::shadowOf(Value *P, const Instruction &User) {
     SL->setName(LI->getName() + ".shadow");
     SL->insertAfter(LI);
     Shadow[LI] = SL;
+    checkLoadedPointer(*LI, *SL);
     return SL;
   }
   // Constant data chosen next to memory with derivatives (a static const

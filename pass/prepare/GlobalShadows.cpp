@@ -147,6 +147,14 @@ static bool holdsOnlyConstantAddresses(const GlobalVariable &GV) {
 
 /// Whether loads from \p GV give pointers the derived code has no shadow
 /// for, and that may lead to memory with derivatives.
+/// A global whose floating-point data code may use by name: mutable, of a
+/// size known here (dataUsedByNameFrom).
+static bool isDataUsedByName(const GlobalVariable &GV) {
+  return !GV.isConstant() && !GV.getName().starts_with("llvm.") &&
+         GV.getValueType()->isSized() &&
+         containsFloatingPoint(GV.getValueType());
+}
+
 static bool isUnshadowedPointerGlobal(
     const GlobalVariable &GV,
     const SmallPtrSetImpl<const GlobalVariable *> &Active) {
@@ -182,6 +190,9 @@ void GlobalShadows::findActive(
   for (GlobalVariable &GV : M.globals())
     if (isUnshadowedPointerGlobal(GV, L.Active) && isUsedIn(GV, Reach))
       L.PointerGlobals.insert(&GV);
+  for (GlobalVariable &GV : M.globals())
+    if (isDataUsedByName(GV) && !isShadowGlobal(&GV) && isUsedIn(GV, Reach))
+      L.NamedData.insert(&GV);
   findTouching(Reach);
 }
 
@@ -521,9 +532,7 @@ GlobalShadows::dataUsedByNameFrom(Function &F) const {
     if (isShadowGlobal(GV)) {
       if (GlobalVariable *Primal = primalOf(GV))
         Used.insert(Primal);
-    } else if (!GV->isConstant() && !GV->getName().starts_with("llvm.") &&
-               GV->getValueType()->isSized() &&
-               containsFloatingPoint(GV->getValueType())) {
+    } else if (isDataUsedByName(*GV)) {
       Used.insert(GV);
     }
   }

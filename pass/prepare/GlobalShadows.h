@@ -122,6 +122,12 @@ public:
   /// shadow of its own would have two different derivatives.
   llvm::SmallSetVector<llvm::GlobalVariable *, 4>
   dataUsedByNameFrom(llvm::Function &F) const;
+  /// The same kind of globals, used by name anywhere in the current
+  /// level's requests' code: where a pointer loaded from memory with a
+  /// shadow must not lead without that global's own shadow.
+  llvm::ArrayRef<llvm::GlobalVariable *> dataUsedByNameInReach() const {
+    return current().NamedData.getArrayRef();
+  }
 
 private:
   void findTouching(const llvm::SmallPtrSetImpl<const llvm::Function *> &Reach);
@@ -139,6 +145,8 @@ private:
     /// requests' code uses: those pointers may lead to memory with
     /// derivatives.
     llvm::SmallPtrSet<const llvm::GlobalVariable *, 4> PointerGlobals;
+    /// dataUsedByNameInReach().
+    llvm::SmallSetVector<llvm::GlobalVariable *, 4> NamedData;
     llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *>
         PrimalToShadow;
     llvm::DenseMap<llvm::GlobalVariable *, llvm::GlobalVariable *>
