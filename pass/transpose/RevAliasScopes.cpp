@@ -3,6 +3,7 @@
 #include "ir/Linearity.h"
 #include "unzip/TapeRuntime.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -14,20 +15,44 @@ namespace ad {
 
 static constexpr const char *ShadowAccessMD = "ad.rev.shadow";
 static constexpr const char *NonLinearReadMD = "ad.rev.read";
+static constexpr const char *RecordArrayMD = "ad.rev.records";
 
 void markShadowAccess(Instruction &I) { markWith(&I, ShadowAccessMD); }
 void markNonLinearRead(Instruction &I) { markWith(&I, NonLinearReadMD); }
+void markRecordArray(Instruction &I) { markWith(&I, RecordArrayMD); }
 
-/// Whether every object \p Load may read is a tape record: popped by f.rev
-/// or f.rev's own tape parameter (a record its caller popped, or the
-/// caller's frame). Shadows of records (__ad_tape_shadow) are elsewhere.
-static bool readsTapeOnly(LoadInst &Load, Function &Rev) {
+/// Whether every object \p Load may read is a tape record: popped by f.rev,
+/// an array of a loop's records, or f.rev's own tape parameter (a record its
+/// caller popped, or the caller's frame). Shadows of records
+/// (__ad_tape_shadow) are elsewhere. An undefined pointer is what a
+/// promoted slot holds on paths that do not reach the load (a loop's array
+/// before the loop is entered).
+static bool readsTapeOnly(LoadInst &Load, Function &Rev,
+                          const SmallPtrSetImpl<const Value *> &Arrays) {
   SmallVector<const Value *, 4> Objects;
   getUnderlyingObjects(Load.getPointerOperand(), Objects);
-  return !Objects.empty() && all_of(Objects, [&](const Value *O) {
-    return O == Rev.getArg(0) || isTapeCall(O, TapeOp::Pop) ||
-           isTapeCall(O, TapeOp::Read);
-  });
+  bool AnyRecord = false;
+  for (const Value *O : Objects) {
+    if (isa<UndefValue>(O))
+      continue;
+    if (O != Rev.getArg(0) && !Arrays.count(O) && !isTapeCall(O, TapeOp::Pop) &&
+        !isTapeCall(O, TapeOp::Read))
+      return false;
+    AnyRecord = true;
+  }
+  return AnyRecord;
+}
+
+/// The values marked as arrays of records, their marks removed.
+static SmallPtrSet<const Value *, 8> takeRecordArrays(Function &Rev) {
+  unsigned Kind = Rev.getContext().getMDKindID(RecordArrayMD);
+  SmallPtrSet<const Value *, 8> Arrays;
+  for (Instruction &I : instructions(Rev))
+    if (I.getMetadata(Kind)) {
+      I.setMetadata(Kind, nullptr);
+      Arrays.insert(&I);
+    }
+  return Arrays;
 }
 
 namespace {
@@ -58,6 +83,7 @@ void scopeRevMemory(Function &Rev) {
   LLVMContext &Ctx = Rev.getContext();
   unsigned ShadowKind = Ctx.getMDKindID(ShadowAccessMD);
   unsigned ReadKind = Ctx.getMDKindID(NonLinearReadMD);
+  SmallPtrSet<const Value *, 8> Arrays = takeRecordArrays(Rev);
   RevScopes Scopes(Rev);
   for (Instruction &I : instructions(Rev)) {
     if (I.getMetadata(ShadowKind)) {
@@ -73,7 +99,7 @@ void scopeRevMemory(Function &Rev) {
     auto *Load = dyn_cast<LoadInst>(&I);
     if (!Load)
       continue;
-    if (readsTapeOnly(*Load, Rev)) {
+    if (readsTapeOnly(*Load, Rev, Arrays)) {
       I.setMetadata(LLVMContext::MD_alias_scope, Scopes.tape());
       I.setMetadata(LLVMContext::MD_noalias, Scopes.shadow());
     } else if (Load->getType()->isFPOrFPVectorTy()) {

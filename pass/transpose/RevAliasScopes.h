@@ -34,6 +34,9 @@ void markShadowAccess(llvm::Instruction &I);
 /// primal memory.
 void markNonLinearRead(llvm::Instruction &I);
 
+/// \p I, the address of an array loop's records (pushed by f.fwd).
+void markRecordArray(llvm::Instruction &I);
+
 /// In \p Rev, whose slots are promoted (tape records are then found
 /// through PHIs): replaces the marks with alias scopes.
 void scopeRevMemory(llvm::Function &Rev);

@@ -487,6 +487,8 @@ void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
       ReversedLoop &RL = Loops[LE->Id];
       Value *V = materialize(B, I, BB);
       if (LE->IsBase) {
+        if (auto *Array = dyn_cast<Instruction>(V))
+          markRecordArray(*Array);
         B.CreateStore(V, RL.Array);
       } else {
         B.CreateStore(V, RL.Count);
