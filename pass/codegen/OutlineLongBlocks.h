@@ -31,10 +31,12 @@
 // blocks are transposed expression trees, one value fanning out into
 // cotangent sums, which SLP packs into pairs at the price of an insert or
 // extract per scalar. The generic x86-64 cost model takes that for a gain;
-// measured, it is a loss: the reverse loop of an RK4 integrator ran 1.4x
-// slower with SLP than without, that of bundle adjustment 1.1x, and no
-// benchmark's reverse pass ran faster with it (-ad-slp-on-reverse turns
-// it back on).
+// measured, it is mostly a loss: the gradient of an RK4 integrator took
+// 1.3-1.4x the hand-written adjoint's time with SLP and 0.9-1.0x without,
+// that of bundle adjustment 1.15-1.25x and 1.0-1.05x. The one benchmark
+// that gains from SLP there, LSTM (per-gate loops of 14 lanes), runs its
+// gradient about 10% slower without it. -ad-slp-on-reverse turns it back
+// on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_OUTLINELONGBLOCKS_H
