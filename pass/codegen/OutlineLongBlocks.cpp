@@ -190,9 +190,15 @@ void boundSchedulingWindows(Function &F) {
 
 void noteHoldsDerivedCode(Function &F) { F.addFnAttr(HoldsDerivedCodeAttr); }
 
+static cl::opt<bool> SlpOnReverse(
+    "ad-slp-on-reverse", cl::init(false), cl::Hidden,
+    cl::desc("Run the SLP vectorizer on reverse passes (f.rev) too"));
+
 bool skipSlpOn(const Function &F) {
-  if (SlpBlockLimit == 0 ||
-      !(F.hasFnAttribute(HoldsDerivedCodeAttr) || getDerivedInfo(F)))
+  std::optional<DerivedInfo> Info = getDerivedInfo(F);
+  if (!SlpOnReverse && Info && Info->Kind == DerivedKind::Rev)
+    return true;
+  if (SlpBlockLimit == 0 || !(F.hasFnAttribute(HoldsDerivedCodeAttr) || Info))
     return false;
   return any_of(F, [](const BasicBlock &BB) {
     return BB.sizeWithoutDebug() > SlpBlockLimit;

@@ -328,7 +328,9 @@ static void splitMixedAggregateAccesses(Function &F) {
 /// A derived function differentiated again (a second derivative: the
 /// gradient of a function that asks for a derivative) is primal code to
 /// the outer request. Its copy loses the stages' marks (!ad.linear and
-/// the other ad.* kinds), which the stages would read as their own.
+/// the other ad.* kinds), which the stages would read as their own, and
+/// f.rev's alias scopes (RevAliasScopes.h), which speak of its shadows and
+/// would be copied onto the outer request's tangent accesses.
 static void dropStageMarks(Function &Src) {
   SmallVector<StringRef, 64> Names;
   Src.getContext().getMDKindNames(Names);
@@ -336,6 +338,8 @@ static void dropStageMarks(Function &Src) {
   for (unsigned K = 0; K < Names.size(); ++K)
     if (Names[K].starts_with("ad."))
       Kinds.push_back(K);
+  Kinds.push_back(LLVMContext::MD_alias_scope);
+  Kinds.push_back(LLVMContext::MD_noalias);
   for (Instruction &I : instructions(Src))
     for (unsigned K : Kinds)
       I.setMetadata(K, nullptr);

@@ -1,5 +1,6 @@
 //===- ShadowCotangents.cpp - shadow memory cotangents in registers -------===//
 #include "transpose/ShadowCotangents.h"
+#include "transpose/RevAliasScopes.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Support/CommandLine.h"
@@ -15,11 +16,18 @@ namespace ad {
 Value *ShadowCotangents::current(IRBuilderBase &B, const Cell &C) {
   if (C.Known)
     return C.V ? C.V : Constant::getNullValue(C.Ty);
-  return B.CreateFAdd(B.CreateAlignedLoad(C.Ty, C.Ptr, C.Alignment), C.V);
+  return B.CreateFAdd(load(B, C.Ty, C.Ptr, C.Alignment), C.V);
+}
+
+LoadInst *ShadowCotangents::load(IRBuilderBase &B, Type *T, Value *Ptr,
+                                 Align A) {
+  LoadInst *L = B.CreateAlignedLoad(T, Ptr, A);
+  markShadowAccess(*L);
+  return L;
 }
 
 void ShadowCotangents::writeBack(IRBuilderBase &B, const Cell &C) {
-  B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment);
+  markShadowAccess(*B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment));
 }
 
 ShadowCotangents::Cell *ShadowCotangents::find(IRBuilderBase &B, Value *Ptr,
@@ -87,7 +95,7 @@ Value *ShadowCotangents::take(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {
     return R;
   }
   insert(At, {Ptr, T, At.Size, A, /*Known=*/true, nullptr});
-  return B.CreateAlignedLoad(T, Ptr, A);
+  return load(B, T, Ptr, A);
 }
 
 void ShadowCotangents::countAccess(IRBuilderBase &B) {

@@ -42,6 +42,8 @@
 //    which start at -0.0 (the identity of fadd) and are reset when read
 //    (takeCotangent): a value defined again in a later reverse iteration
 //    starts from zero. PromoteMemToReg turns all slots into SSA at the end.
+// 6. Tell shadow accesses apart from primal reads and tape reads with alias
+//    scopes (RevAliasScopes.h), so that f.rev's loops vectorize.
 // Cotangents of memory live in shadow memory: a linear load transposes to
 // `*shadow += ct`, a linear store to `ct = *shadow; *shadow = 0`. While a
 // block is built, ShadowCotangents keeps each shadow cell's cotangent in an
@@ -53,6 +55,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "ir/Linearity.h"
+#include "transpose/RevAliasScopes.h"
 #include "transpose/TransposeRules.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
@@ -340,6 +343,8 @@ Value *Transposer::materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB) {
     } else {
       Instruction *C = I->clone();
       C->dropUnknownNonDebugMetadata(); // f.lin's marks mean nothing here
+      if (isa<LoadInst>(C))
+        markNonLinearRead(*C);
       for (Use &U : C->operands())
         U.set(materialize(B, U.get(), LinBB));
       B.Insert(C, I->getName());
@@ -482,6 +487,8 @@ void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
       ReversedLoop &RL = Loops[LE->Id];
       Value *V = materialize(B, I, BB);
       if (LE->IsBase) {
+        if (auto *Array = dyn_cast<Instruction>(V))
+          markRecordArray(*Array);
         B.CreateStore(V, RL.Array);
       } else {
         B.CreateStore(V, RL.Count);
@@ -746,6 +753,7 @@ Function *Transposer::run() {
     Allocas.push_back(KV.second);
   DominatorTree DT(*Rev);
   PromoteMemToReg(Allocas, DT);
+  scopeRevMemory(*Rev);
   D.simplify(*Rev);
   if (!D.verifyStage(*Rev))
     return nullptr;

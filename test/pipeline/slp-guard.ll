@@ -3,10 +3,14 @@
 ; on long derivative blocks it costs 4 to 6 times more per instruction than
 ; on the primal, and the gradient is no faster for it. Derived functions and
 ; the callers whose markers were lowered (the inliner may put derived code
-; there) are guarded; primal code is not, however long its blocks.
+; there) are guarded; primal code is not, however long its blocks. Reverse
+; passes are never given to SLP: it packs their cotangent sums into pairs at
+; a cost of an insert or extract per scalar, which made them slower.
 ; RUN: %opt -passes='ad<O2>,function(slp-vectorizer)' -ad-slp-block-limit=20 -ad-outline-block-threshold=0 -debug-pass-manager %s -disable-output 2>&1 | FileCheck %s
-; RUN: %opt -passes='ad<O2>,function(slp-vectorizer)' -ad-slp-block-limit=0 -debug-pass-manager %s -disable-output 2>&1 | FileCheck %s --check-prefix=OFF
-; RUN: %opt -passes='ad<O2>,function(slp-vectorizer)' -debug-pass-manager %s -disable-output 2>&1 | FileCheck %s --check-prefix=OFF
+; RUN: %opt -passes='ad<O2>,function(slp-vectorizer)' -ad-slp-block-limit=0 -debug-pass-manager %s -disable-output 2>&1 | FileCheck %s --check-prefix=REV --implicit-check-not='Skipping pass: SLPVectorizerPass'
+; RUN: %opt -passes='ad<O2>,function(slp-vectorizer)' -debug-pass-manager %s -disable-output 2>&1 | FileCheck %s --check-prefix=REV --implicit-check-not='Skipping pass: SLPVectorizerPass'
+; Reverse passes are skipped whatever their length, unless asked for.
+; RUN: %opt -passes='ad<O2>,function(slp-vectorizer)' -ad-slp-block-limit=0 -ad-slp-on-reverse -debug-pass-manager %s -disable-output 2>&1 | FileCheck %s --check-prefix=OFF
 ; At -O0 nothing is marked (no SLP runs there).
 ; RUN: %opt -passes=ad %s -S | FileCheck %s --check-prefix=O0
 
@@ -78,6 +82,9 @@ define double @g_long(double %x, ptr %v, ptr %dv) {
 ; CHECK-DAG: Skipping pass: SLPVectorizerPass on g_long
 ; CHECK-DAG: Skipping pass: SLPVectorizerPass on f.fwd
 ; CHECK-DAG: Skipping pass: SLPVectorizerPass on f.rev
+
+; REV: Running pass: SLPVectorizerPass on f.fwd
+; REV: Skipping pass: SLPVectorizerPass on f.rev
 
 ; OFF-NOT: Skipping pass: SLPVectorizerPass
 ; OFF:     Running pass: SLPVectorizerPass on f.rev
