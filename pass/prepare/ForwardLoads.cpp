@@ -1,5 +1,6 @@
 //===- ForwardLoads.cpp - loads of values a block already has -------------===//
 #include "prepare/ForwardLoads.h"
+#include "linearize/JvpRules.h"
 #include "prepare/Activity.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -121,7 +122,7 @@ static bool placeOf(Value *Ptr, Type *T, const DataLayout &DL, Place &At) {
   return true;
 }
 
-bool forwardLoadsInBlocks(Function &F) {
+bool forwardLoadsInBlocks(Function &F, const TargetLibraryInfo &TLI) {
   const DataLayout &DL = F.getParent()->getDataLayout();
   bool Changed = false;
   KnownCells Known;
@@ -154,7 +155,10 @@ bool forwardLoadsInBlocks(Function &F) {
           Known.remember(At, V->getType(), V);
         continue;
       }
-      if (I.mayWriteToMemory())
+      // exp, tanh and the like write only errno, an int: the floating-point
+      // cells known stay as they are (clang reads in[j] again after each
+      // exp of an LSTM gate, and each copy was a residual of its own).
+      if (I.mayWriteToMemory() && !writesOnlyMathLibraryState(I, &TLI))
         Known.clear();
     }
   }
