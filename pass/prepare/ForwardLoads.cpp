@@ -126,8 +126,14 @@ bool forwardLoadsInBlocks(Function &F, const TargetLibraryInfo &TLI) {
   const DataLayout &DL = F.getParent()->getDataLayout();
   bool Changed = false;
   KnownCells Known;
+  const BasicBlock *Prev = nullptr;
   for (BasicBlock &BB : F) {
-    Known.clear();
+    // What the block before it in layout order knew at its end holds when
+    // this block starts if that block is its only predecessor (the then-
+    // branch of an if, whose loads repeat the condition's).
+    if (!Prev || BB.getSinglePredecessor() != Prev)
+      Known.clear();
+    Prev = &BB;
     for (Instruction &I : make_early_inc_range(BB)) {
       Place At;
       if (auto *LI = dyn_cast<LoadInst>(&I); LI && LI->isSimple()) {

@@ -19,8 +19,10 @@
 // is certain: two accesses at constant offsets from the same base pointer
 // (the rule LLVM's FindAvailableLoadedValue uses without alias analysis),
 // or from two distinct identified objects (locals, globals). One walk per
-// block; anything else that may write memory forgets everything, but for
-// the calls of math functions, which write only errno.
+// block, which starts from what the block laid out before it knew when
+// that block is its only predecessor; anything else that may write memory
+// forgets everything, but for the calls of math functions, which write only
+// errno.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_FORWARDLOADS_H

@@ -15,7 +15,11 @@
 //     point anywhere but into the global (the request checks that);
 //   - across_calls: cells read again after calls of exp and sin, which
 //     write only errno (forwarded), and after a call of a function of the
-//     same shape, double(double), that writes the cell (not forwarded).
+//     same shape, double(double), that writes the cell (not forwarded);
+//   - branch_reload: the then-branch of an if starts from what the block
+//     before it knew (its only predecessor): x[1] read again after an exp
+//     is forwarded, x[0] read again after a store through x + i, with i =
+//     0 and 1 chosen at run time, is not.
 // Every component of every gradient is compared with central differences.
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
@@ -76,6 +80,16 @@ double across_calls(double *x) {
   return a * b + c * drift_cell[0] + x[0] * x[1];
 }
 
+double branch_reload(double *x, int i) {
+  double a = x[0] * x[1];
+  if (a > -100.0) {
+    a += x[1] * exp(x[2]);
+    x[i] = a * x[2];
+    a += x[0] * x[0] + x[1];
+  }
+  return a * x[2];
+}
+
 int main(void) {
   double x0[3] = {0.7, -1.3, 0.45};
   for (int i = 0; i < 3; i++)
@@ -89,5 +103,9 @@ int main(void) {
                     scratch(w));
   AD_CHECK_GRADIENT("across_calls", 3, x0, __ad_gradient(across_calls, x, dx),
                     across_calls(w));
+  for (int i = 0; i < 2; i++)
+    AD_CHECK_GRADIENT(ad_fmt("branch_reload i=%d", i), 3, x0,
+                      __ad_gradient(branch_reload, x, dx, i),
+                      branch_reload(w, i));
   return ad_finish();
 }
