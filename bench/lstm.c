@@ -47,10 +47,7 @@ double lstm_objective(const double *main, const double *extra,
                       int b) {
   double *state = malloc((size_t)2 * l * b * sizeof(double));
   double *pred = malloc((size_t)b * sizeof(double));
-  /* A loop, not memcpy: ADPass cannot tell what memcpy moves here (a
-   * compile error, see bench/README.md). */
-  for (int j = 0; j < 2 * l * b; ++j)
-    state[j] = state0[j];
+  memcpy(state, state0, (size_t)2 * l * b * sizeof(double));
   double total = 0;
   for (int t = 0; t + 1 < c; ++t) {
     lstm_predict(l, b, main, extra, state, seq + t * b, pred);

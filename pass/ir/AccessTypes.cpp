@@ -90,7 +90,7 @@ namespace {
 class AccessTypeWalk {
 public:
   AccessTypeWalk(Value *Ptr, SmallPtrSetImpl<Type *> &Out, bool *SawUnion,
-                 bool AcrossModule);
+                 bool AcrossModule, bool IntoCallees);
   bool run(const Value *Len);
 
 private:
@@ -100,13 +100,16 @@ private:
   const DataLayout *DL = nullptr;
   SmallPtrSetImpl<Type *> &Out;
   bool *SawUnion;
-  bool AcrossModule;
+  bool AcrossModule, IntoCallees;
+  // How many more callees' parameters the walk may follow: each is a walk
+  // over the callee's uses of it.
+  unsigned CalleeBudget = 32;
   // For a copy of a known length at a known offset in Obj: the bytes it
   // copies.
   std::optional<int64_t> CopyBegin, CopyEnd;
-  // Whether F is tagged at all: asked only of untagged integer accesses,
-  // then once (a walk over F).
-  std::optional<bool> Tagged;
+  // Whether each function the walk reaches is tagged at all: asked only of
+  // untagged integer accesses, then once per function (a walk over it).
+  DenseMap<const Function *, bool> Tagged;
   bool Typed = false;
   SmallVector<const Value *, 8> Work;
   SmallPtrSet<const Value *, 16> Seen;
@@ -132,6 +135,8 @@ private:
   void walkUses();
   void visitUser(const Value *V, const User *U);
   void visitGEP(const Value *V, const GetElementPtrInst &GEP);
+  void visitCallee(const Value *V, const CallBase &Call);
+  void followSpillSlot(const Value *Param, const StoreInst &SI);
   bool typeByStructAddress(const Value *V, const GetElementPtrInst &GEP);
   bool saysNothing(const Instruction &Access, Type *T);
   bool outsideCopy(const Value *Base, Type *AccessTy) const;
@@ -141,9 +146,10 @@ private:
 } // namespace
 
 AccessTypeWalk::AccessTypeWalk(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
-                               bool *SawUnion, bool AcrossModule)
+                               bool *SawUnion, bool AcrossModule,
+                               bool IntoCallees)
     : Ptr(Ptr), Obj(getUnderlyingObject(Ptr)), Out(Out), SawUnion(SawUnion),
-      AcrossModule(AcrossModule) {
+      AcrossModule(AcrossModule), IntoCallees(IntoCallees) {
   if (auto *I = dyn_cast<Instruction>(Ptr))
     F = I->getFunction();
   else if (auto *A = dyn_cast<Argument>(Ptr))
@@ -341,6 +347,56 @@ void AccessTypeWalk::visitUser(const Value *V, const User *U) {
     collectCopiedKinds(T, Out);
     Typed = true;
     CoverageUnknown = true; // a declared type: all of it
+  } else if (auto *Call = dyn_cast<CallBase>(U); Call && IntoCallees) {
+    visitCallee(V, *Call);
+  } else if (auto *SI = dyn_cast<StoreInst>(U); SI && isa<Argument>(V)) {
+    followSpillSlot(V, *SI);
+  }
+}
+
+/// At -O0 a callee keeps its parameter in a local slot stored once and
+/// loads it again for each use: those loads are the parameter.
+void AccessTypeWalk::followSpillSlot(const Value *Param, const StoreInst &SI) {
+  auto *Slot = dyn_cast<AllocaInst>(SI.getPointerOperand());
+  if (!Slot || !IntoCallees || Slot->getFunction() == F)
+    return;
+  unsigned Stores = 0;
+  for (const User *U : Slot->users()) {
+    if (isa<StoreInst>(U) && ++Stores > 1)
+      return;
+    if (!isa<StoreInst>(U) && !isa<LoadInst>(U))
+      return; // its address escapes: other pointers may be put there
+  }
+  auto It = OffsetOf.find(Param);
+  bool Known = It != OffsetOf.end();
+  std::optional<int64_t> Offset = Known ? It->second : std::nullopt;
+  for (const User *U : Slot->users())
+    if (auto *LI = dyn_cast<LoadInst>(U); LI && LI->getType()->isPointerTy()) {
+      if (Known)
+        OffsetOf[LI] = Offset;
+      push(LI);
+    }
+}
+
+/// Memory passed to a function defined in the module is accessed there
+/// through the parameter with the types it holds: a heap block filled by
+/// a memcpy here and read as doubles only in the callees it is passed to.
+void AccessTypeWalk::visitCallee(const Value *V, const CallBase &Call) {
+  const Function *Callee = Call.getCalledFunction();
+  if (!Callee || Callee->isDeclaration() || Callee->isVarArg())
+    return;
+  for (unsigned K = 0; K < Call.arg_size(); ++K) {
+    if (Call.getArgOperand(K) != V || !CalleeBudget)
+      continue;
+    const Argument *Param = Callee->getArg(K);
+    if (Seen.contains(Param))
+      continue;
+    --CalleeBudget;
+    if (auto It = OffsetOf.find(V); It != OffsetOf.end()) {
+      std::optional<int64_t> Offset = It->second;
+      OffsetOf[Param] = Offset;
+    }
+    push(Param);
   }
 }
 
@@ -406,13 +462,15 @@ bool AccessTypeWalk::typeByStructAddress(const Value *V,
 /// moving its doubles as i64), which says nothing about the data. At -O0
 /// nothing is tagged, and integer accesses are the program's own.
 bool AccessTypeWalk::saysNothing(const Instruction &Access, Type *T) {
-  if (!F || !T->isIntegerTy() || Access.hasMetadata(LLVMContext::MD_tbaa))
+  const Function *In = Access.getFunction();
+  if (!In || !T->isIntegerTy() || Access.hasMetadata(LLVMContext::MD_tbaa))
     return false;
-  if (!Tagged)
-    Tagged = llvm::any_of(instructions(*F), [](const Instruction &I) {
+  auto [It, New] = Tagged.try_emplace(In, false);
+  if (New)
+    It->second = llvm::any_of(instructions(*In), [](const Instruction &I) {
       return I.hasMetadata(LLVMContext::MD_tbaa);
     });
-  return *Tagged;
+  return It->second;
 }
 
 /// An access that lies wholly outside the copied bytes says nothing of
@@ -457,8 +515,9 @@ bool AccessTypeWalk::coversCopiedBytes() {
 }
 
 bool collectAccessTypes(Value *Ptr, SmallPtrSetImpl<Type *> &Out,
-                        bool *SawUnion, const Value *Len, bool AcrossModule) {
-  return AccessTypeWalk(Ptr, Out, SawUnion, AcrossModule).run(Len);
+                        bool *SawUnion, const Value *Len, bool AcrossModule,
+                        bool IntoCallees) {
+  return AccessTypeWalk(Ptr, Out, SawUnion, AcrossModule, IntoCallees).run(Len);
 }
 
 } // namespace ad

@@ -37,11 +37,13 @@ void collectCopiedKindsIn(llvm::Type *T, uint64_t Begin, uint64_t End,
 /// access here). With \p AcrossModule, a pointer kept in a declared field
 /// (clang's struct-path TBAA tag names it) that nothing here reads through
 /// is typed by what the module's other functions read through that field.
+/// With \p IntoCallees, the accesses through the parameters of the defined
+/// functions the memory is passed to count too.
 bool collectAccessTypes(llvm::Value *Ptr,
                         llvm::SmallPtrSetImpl<llvm::Type *> &Out,
                         bool *SawUnion = nullptr,
                         const llvm::Value *Len = nullptr,
-                        bool AcrossModule = false);
+                        bool AcrossModule = false, bool IntoCallees = false);
 
 } // namespace ad
 

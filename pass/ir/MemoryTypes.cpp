@@ -21,8 +21,10 @@
 //     (CallerObjectTypes.cpp), followed up to CallerDepth calls up, through
 //     functions that return a parameter, spill slots, and cursors stepped
 //     over an array.
-//  5. As in 1, but also through the loads of the same declared field in
-//     the module's other functions.
+//  5. As in 1, but also through the parameters of the functions defined in
+//     the module that each side is passed to (a heap block filled by the
+//     copy and read as doubles only in the callees), then through the
+//     loads of the same declared field in the module's other functions.
 //  6. The element type that pointers loaded from the same struct field are
 //     stepped by anywhere in the module (iterators at -O0).
 //  7. The !tbaa.struct tag on the copy, field by field.
@@ -242,6 +244,11 @@ std::optional<Type *> inferShadowElementType(MemTransferInst &MT,
   if (!Typed)
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectCallerObjectTypes(Side, MT.getLength(), Types);
+  if (!Typed)
+    for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
+      Typed |= collectAccessTypes(Side, Types, &SawUnion, MT.getLength(),
+                                  /*AcrossModule=*/false,
+                                  /*IntoCallees=*/true);
   if (!Typed) {
     for (Value *Side : {MT.getRawDest(), MT.getRawSource()})
       Typed |= collectAccessTypes(Side, Types, &SawUnion, MT.getLength(),

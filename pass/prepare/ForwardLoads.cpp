@@ -1,5 +1,6 @@
 //===- ForwardLoads.cpp - loads of values a block already has -------------===//
 #include "prepare/ForwardLoads.h"
+#include "linearize/JvpRules.h"
 #include "prepare/Activity.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -121,12 +122,18 @@ static bool placeOf(Value *Ptr, Type *T, const DataLayout &DL, Place &At) {
   return true;
 }
 
-bool forwardLoadsInBlocks(Function &F) {
+bool forwardLoadsInBlocks(Function &F, const TargetLibraryInfo &TLI) {
   const DataLayout &DL = F.getParent()->getDataLayout();
   bool Changed = false;
   KnownCells Known;
+  const BasicBlock *Prev = nullptr;
   for (BasicBlock &BB : F) {
-    Known.clear();
+    // What the block before it in layout order knew at its end holds when
+    // this block starts if that block is its only predecessor (the then-
+    // branch of an if, whose loads repeat the condition's).
+    if (!Prev || BB.getSinglePredecessor() != Prev)
+      Known.clear();
+    Prev = &BB;
     for (Instruction &I : make_early_inc_range(BB)) {
       Place At;
       if (auto *LI = dyn_cast<LoadInst>(&I); LI && LI->isSimple()) {
@@ -154,7 +161,10 @@ bool forwardLoadsInBlocks(Function &F) {
           Known.remember(At, V->getType(), V);
         continue;
       }
-      if (I.mayWriteToMemory())
+      // exp, tanh and the like write only errno, an int: the floating-point
+      // cells known stay as they are (clang reads in[j] again after each
+      // exp of an LSTM gate, and each copy was a residual of its own).
+      if (I.mayWriteToMemory() && !writesOnlyMathLibraryState(I, &TLI))
         Known.clear();
     }
   }

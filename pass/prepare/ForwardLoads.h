@@ -19,7 +19,10 @@
 // is certain: two accesses at constant offsets from the same base pointer
 // (the rule LLVM's FindAvailableLoadedValue uses without alias analysis),
 // or from two distinct identified objects (locals, globals). One walk per
-// block; anything else that may write memory forgets everything.
+// block, which starts from what the block laid out before it knew when
+// that block is its only predecessor; anything else that may write memory
+// forgets everything, but for the calls of math functions, which write only
+// errno.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_FORWARDLOADS_H
@@ -27,13 +30,15 @@
 
 namespace llvm {
 class Function;
-}
+class TargetLibraryInfo;
+} // namespace llvm
 
 namespace ad {
 
 /// Replaces the loads of floating-point data in \p F whose value the same
 /// block already stored or loaded (above). Returns whether any was.
-bool forwardLoadsInBlocks(llvm::Function &F);
+bool forwardLoadsInBlocks(llvm::Function &F,
+                          const llvm::TargetLibraryInfo &TLI);
 
 } // namespace ad
 

@@ -439,7 +439,7 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
   FPM.addPass(LoopSimplifyPass());
   FPM.run(Src, FAM);
   // After SimplifyCFG has merged straight-line blocks (ForwardLoads.h).
-  forwardLoadsInBlocks(Src);
+  forwardLoadsInBlocks(Src, FAM.getResult<TargetLibraryAnalysis>(Src));
 }
 
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,

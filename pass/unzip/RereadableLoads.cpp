@@ -4,6 +4,7 @@
 #include "ir/LLVMCompat.h"
 #include "linearize/JvpRules.h"
 #include "prepare/Activity.h"
+#include "unzip/CallWrites.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/Statistic.h"
@@ -92,6 +93,19 @@ bool RereadableLoads::isStableObject(const Value *Obj) const {
   return GV && GV->getName() != "signgam";
 }
 
+/// Whether \p W may modify the memory at \p Whole. Of its caller's primal
+/// memory, a mixed call writes only what its primal writes (CallWrites.h).
+static bool mayModify(const Instruction &W, const MemoryLocation &Whole,
+                      AAResults &AA, const TargetLibraryInfo &TLI) {
+  if (auto *Call = dyn_cast<CallBase>(&W))
+    if (auto Written = primalOperandsWrittenBy(*Call, TLI))
+      return llvm::any_of(Written->set_bits(), [&](unsigned K) {
+        return !AA.isNoAlias(
+            MemoryLocation::getBeforeOrAfter(Call->getArgOperand(K)), Whole);
+      });
+  return isModSet(AA.getModRefInfo(&W, Whole));
+}
+
 const SmallVector<const Instruction *, 4> &
 RereadableLoads::writersOf(const Value *Obj) {
   auto [It, New] = Writers.try_emplace(Obj);
@@ -100,7 +114,7 @@ RereadableLoads::writersOf(const Value *Obj) {
   MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Obj);
   SmallVector<const Instruction *, 4> Found;
   for (const Instruction *W : Writes)
-    if (isModSet(AA->getModRefInfo(W, Whole)))
+    if (mayModify(*W, Whole, *AA, TLI))
       Found.push_back(W);
   return Writers[Obj] = std::move(Found);
 }

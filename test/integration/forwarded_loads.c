@@ -1,9 +1,9 @@
 // The copy of f that is differentiated has its loads of values the same
 // block already stored or loaded forwarded, at every level
-// (pass/prepare/ForwardLoads.h). Cells are told apart only by constant offsets from
-// one base, or by being distinct locals and globals. Each case below writes
-// a cell through a pointer that may be another name for it, then reads the
-// cell back, so a forwarding that trusted the wrong thing would read a
+// (pass/prepare/ForwardLoads.h). Cells are told apart only by constant offsets
+// from one base, or by being distinct locals and globals. Each case below
+// writes a cell through a pointer that may be another name for it, then reads
+// the cell back, so a forwarding that trusted the wrong thing would read a
 // stale value and give a wrong derivative:
 //   - local_alias: a local array written through buf + i, with i = 0, 1
 //     and 2 chosen at run time, between writes and reads of its cells;
@@ -12,7 +12,14 @@
 //     into either, is written through;
 //   - scratch: a global scratch array (written and read back, so it gets a
 //     shadow) and the parameter's memory, interleaved; the parameter may
-//     point anywhere but into the global (the request checks that).
+//     point anywhere but into the global (the request checks that);
+//   - across_calls: cells read again after calls of exp and sin, which
+//     write only errno (forwarded), and after a call of a function of the
+//     same shape, double(double), that writes the cell (not forwarded);
+//   - branch_reload: the then-branch of an if starts from what the block
+//     before it knew (its only predecessor): x[1] read again after an exp
+//     is forwarded, x[0] read again after a store through x + i, with i =
+//     0 and 1 chosen at run time, is not.
 // Every component of every gradient is compared with central differences.
 //
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
@@ -57,6 +64,32 @@ double scratch(double *x) {
   return scratch_cells[0] + scratch_cells[1] * x[2] + x[0];
 }
 
+double drift_cell[1];
+
+/* A double(double) like exp, but it writes memory the caller reads. */
+__attribute__((noinline)) double drift(double v) {
+  drift_cell[0] += 0.5 * v;
+  return v * v;
+}
+
+double across_calls(double *x) {
+  drift_cell[0] = x[2];
+  double a = x[0] * exp(x[1]);
+  double b = x[0] * sin(x[1]) + drift_cell[0];
+  double c = drift(x[1]);
+  return a * b + c * drift_cell[0] + x[0] * x[1];
+}
+
+double branch_reload(double *x, int i) {
+  double a = x[0] * x[1];
+  if (a > -100.0) {
+    a += x[1] * exp(x[2]);
+    x[i] = a * x[2];
+    a += x[0] * x[0] + x[1];
+  }
+  return a * x[2];
+}
+
 int main(void) {
   double x0[3] = {0.7, -1.3, 0.45};
   for (int i = 0; i < 3; i++)
@@ -68,5 +101,11 @@ int main(void) {
                       two_locals(w, pick));
   AD_CHECK_GRADIENT("scratch", 3, x0, __ad_gradient(scratch, x, dx),
                     scratch(w));
+  AD_CHECK_GRADIENT("across_calls", 3, x0, __ad_gradient(across_calls, x, dx),
+                    across_calls(w));
+  for (int i = 0; i < 2; i++)
+    AD_CHECK_GRADIENT(ad_fmt("branch_reload i=%d", i), 3, x0,
+                      __ad_gradient(branch_reload, x, dx, i),
+                      branch_reload(w, i));
   return ad_finish();
 }

@@ -1,6 +1,7 @@
 ; What the forwarding of loads in the prepared copy of f (pass/prepare/ForwardLoads.h)
 ; leaves alone: a cell overwritten in part, a cell read at another type, and
-; anything from another block. -O0 only: at -O2 GVN, which runs first, goes
+; anything from a block other than the only predecessor laid out just
+; before. -O0 only: at -O2 GVN, which runs first, goes
 ; further (across blocks, and through integer bit operations for the
 ; overlap, which the pass then rejects as bit manipulation).
 ; RUN: %opt -passes=ad %s -S | FileCheck %s
@@ -28,8 +29,9 @@ define double @overlap(ptr %v) {
 ; CHECK:         %y = load double, ptr %v
 ; CHECK:         %f = load float
 
-; Nothing is carried from one block into the next (EarlyCSE, which runs
-; first, would take a load the store to v[1] does not separate from it).
+; A block whose only predecessor is the block laid out before it starts
+; from what that block knew (%y is %x); a merge starts from nothing (%z
+; stays).
 define double @blocks(ptr %v, i1 %c) {
 entry:
   %x = load double, ptr %v
@@ -44,15 +46,41 @@ then:
   br label %done
 done:
   %r = phi double [ %x, %entry ], [ %m, %then ]
-  ret double %r
+  %z = load double, ptr %v
+  %rz = fmul double %r, %z
+  ret double %rz
 }
 ; CHECK-LABEL: define internal double @blocks.fwd(
 ; CHECK:         %x = load double, ptr %v
 ; CHECK:       then:
-; CHECK:         %y = load double, ptr %v
+; CHECK-NOT:     load double
+; CHECK:       done:
+; CHECK:         %z = load double, ptr %v
+
+; %b's only predecessor is the entry, but the block laid out before it is
+; %a, which stored 2.0 into v[0]: %w is not taken for that store. (The
+; store to v[1] keeps EarlyCSE from forwarding %x.)
+define double @not_laid_out_after(ptr %v, i1 %c) {
+entry:
+  %x = load double, ptr %v
+  %p1 = getelementptr inbounds double, ptr %v, i64 1
+  store double %x, ptr %p1
+  br i1 %c, label %a, label %b
+a:
+  store double 2.0, ptr %v
+  ret double %x
+b:
+  %w = load double, ptr %v
+  %s = fmul double %x, %w
+  ret double %s
+}
+; CHECK-LABEL: define internal double @not_laid_out_after.fwd(
+; CHECK:       b:
+; CHECK:         %w = load double, ptr %v
 
 define void @request(ptr %v, ptr %dv) {
   call double (ptr, ...) @__ad_gradient(ptr @overlap, ptr %v, ptr %dv)
   call double (ptr, ...) @__ad_gradient(ptr @blocks, ptr %v, ptr %dv, i1 true)
+  call double (ptr, ...) @__ad_gradient(ptr @not_laid_out_after, ptr %v, ptr %dv, i1 true)
   ret void
 }
