@@ -50,6 +50,7 @@
 #include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
 #include "unzip/Checkpoint.h"
+#include "unzip/DisjointAccessChecks.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
 
@@ -354,8 +355,6 @@ Instruction *Unzipper::emitRecomputedCount(IRBuilder<> &B, const ArrayLoop &AL,
 }
 
 void Unzipper::findArrayLoops() {
-  AC = std::make_unique<AssumptionCache>(Jvp);
-  SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
   ScalarEvolution &SE = *this->SE;
   Type *I64 = Type::getInt64Ty(Jvp.getContext());
   for (Loop *L : LI->getLoopsInPreorder()) {
@@ -709,20 +708,36 @@ Value *Unzipper::rebaseForHandle(IRBuilderBase &B, Value *Read) {
   return emitHandleRebase(B, Read);
 }
 
-bool Unzipper::planTape() {
-  LinearInJvp = linearInstructions(Jvp);
+void Unzipper::buildAnalyses() {
+  Reread.reset();
+  SE.reset();
   DT = std::make_unique<DominatorTree>(Jvp);
   LI = std::make_unique<LoopInfo>(*DT);
-  if (!rejectIrreducibleLoops())
-    return false;
-  findArrayLoops();
+  AC = std::make_unique<AssumptionCache>(Jvp);
+  SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
   Reread = std::make_unique<RereadableLoads>(
       Jvp, Info.Primal->arg_size(),
       // A handle's f.rev runs whenever its user applies it, after memory
       // may have changed: it reads nothing again.
       D.calledOnlyByRequests(*Info.Primal) && !Info.Act.forHandle(),
-      [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
-      D.tli(Jvp));
+      [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC, D.tli(Jvp),
+      &Excused);
+}
+
+bool Unzipper::planTape() {
+  LinearInJvp = linearInstructions(Jvp);
+  buildAnalyses();
+  if (!rejectIrreducibleLoops())
+    return false;
+  // Copies of loop nests behind run-time checks: planned on f.jvp as it
+  // was, then everything is asked again of f.jvp as it is.
+  if (versionNestsOnDisjointAccesses(
+          Jvp, *Reread, [this](const Value *V) { return isLinear(V); }, *DT,
+          *LI, *SE, Excused)) {
+    LinearInJvp = linearInstructions(Jvp);
+    buildAnalyses();
+  }
+  findArrayLoops();
   noteReturnPacking();
   SmallVector<AllocaInst *, 8> Shadows;
   for (BasicBlock &BB : Jvp)

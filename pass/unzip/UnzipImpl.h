@@ -176,6 +176,8 @@ private:
   friend class RecordResidualPlacer;
 
   bool planTape();
+  /// DT, LI, AC, SE and Reread, for f.jvp as it is now.
+  void buildAnalyses();
   bool rejectIrreducibleLoops();
   void findArrayLoops();
   void noteReturnPacking();
@@ -277,6 +279,9 @@ private:
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
   std::unique_ptr<RereadableLoads> Reread;
+  /// The writes that run-time checks excuse, per load of a checked copy of
+  /// a loop nest (DisjointAccessChecks.h).
+  ExcusedWrites Excused;
   /// The store whose value \p L, read by \p UseBB, reads, when f.rev can
   /// compute that value (ForwardedStores.cpp).
   std::optional<ForwardedLoad> forwardedStore(LoadInst &L, BasicBlock &UseBB);
