@@ -70,8 +70,8 @@ public:
   /// disjoint. Before any nest is copied: ScalarEvolution describes the
   /// function as it was.
   void emitCheck();
-  /// Copies the nest behind the check; the copy's loads go in \p Excused.
-  void version(ExcusedWrites &Excused);
+  /// Copies the nest behind the check, noting the copy in \p Copies.
+  void version(DisjointCopies &Copies);
 
 private:
   bool feedsLinearCode(const Instruction &I, unsigned Depth) const;
@@ -329,7 +329,7 @@ void NestVersioner::mergeExits(BasicBlock &Exiting, BasicBlock &ClonedExiting,
   }
 }
 
-void NestVersioner::version(ExcusedWrites &Excused) {
+void NestVersioner::version(DisjointCopies &Copies) {
   BasicBlock *CheckBB = Nest.getLoopPreheader();
   BasicBlock *Exiting = Nest.getExitingBlock();
   SmallVector<Instruction *, 8> DefsUsedOutside =
@@ -350,8 +350,10 @@ void NestVersioner::version(ExcusedWrites &Excused) {
   formDedicatedExitBlocks(&Nest, &DT, &LI, nullptr, /*PreserveLCSSA=*/false);
   formDedicatedExitBlocks(Checked, &DT, &LI, nullptr,
                           /*PreserveLCSSA=*/false);
+  for (const Loop *L : Checked->getLoopsInPreorder())
+    Copies.Headers.insert(L->getHeader());
   for (const CheckedLoad &C : Loads) {
-    auto &Writes = Excused[cast<Instruction>(VMap[C.Load])];
+    auto &Writes = Copies.Excused[cast<Instruction>(VMap[C.Load])];
     for (const Instruction *W : C.Writes)
       Writes.insert(cast<Instruction>(VMap[W]));
   }
@@ -367,7 +369,7 @@ bool versionNestsOnDisjointAccesses(Function &Jvp, RereadableLoads &Reread,
                                     function_ref<bool(const Value *)> IsLinear,
                                     DominatorTree &DT, LoopInfo &LI,
                                     ScalarEvolution &SE,
-                                    ExcusedWrites &Excused) {
+                                    DisjointCopies &Copies) {
   if (!Reread.enabled() || LI.empty())
     return false;
   // Planned first, all of them: versioning one nest changes the function
@@ -382,7 +384,7 @@ bool versionNestsOnDisjointAccesses(Function &Jvp, RereadableLoads &Reread,
   for (auto &V : Planned)
     V->emitCheck();
   for (auto &V : Planned)
-    V->version(Excused);
+    V->version(Copies);
   return !Planned.empty();
 }
 

@@ -38,6 +38,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace llvm {
+class BasicBlock;
 class Function;
 class DominatorTree;
 class LoopInfo;
@@ -47,15 +48,23 @@ class Value;
 
 namespace ad {
 
-/// Versions \p Jvp's loop nests as described above, and notes in \p Excused
-/// what each load of a checked copy may ignore. \p Reread answers which
-/// writes stop a load; \p IsLinear tells linear instructions. Returns true
-/// when \p Jvp changed: its analyses are then stale.
+/// The checked copies of an f.jvp.
+struct DisjointCopies {
+  /// What each load of a checked copy may ignore.
+  ExcusedWrites Excused;
+  /// The headers of the checked copies' loops (for the remarks).
+  llvm::SmallPtrSet<const llvm::BasicBlock *, 8> Headers;
+};
+
+/// Versions \p Jvp's loop nests as described above, noting the copies in
+/// \p Copies. \p Reread answers which writes stop a load; \p IsLinear
+/// tells linear instructions. Returns true when \p Jvp changed: its
+/// analyses are then stale.
 bool versionNestsOnDisjointAccesses(
     llvm::Function &Jvp, RereadableLoads &Reread,
     llvm::function_ref<bool(const llvm::Value *)> IsLinear,
     llvm::DominatorTree &DT, llvm::LoopInfo &LI, llvm::ScalarEvolution &SE,
-    ExcusedWrites &Excused);
+    DisjointCopies &Copies);
 
 } // namespace ad
 

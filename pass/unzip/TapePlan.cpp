@@ -50,7 +50,6 @@
 #include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
 #include "unzip/Checkpoint.h"
-#include "unzip/DisjointAccessChecks.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
 
@@ -637,6 +636,7 @@ void Unzipper::summarizeLoops() {
     TapeSummary::LoopRecords LR;
     LR.Loc = L->getStartLoc();
     LR.Counted = Layout.ArrayLoops.count(L);
+    LR.WhenDisjoint = Disjoint.Headers.count(L->getHeader());
     for (auto &[Key, R] : Layout.Records) {
       if (LI->getLoopFor(Key) != L)
         continue;
@@ -721,7 +721,7 @@ void Unzipper::buildAnalyses() {
       // may have changed: it reads nothing again.
       D.calledOnlyByRequests(*Info.Primal) && !Info.Act.forHandle(),
       [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC, D.tli(Jvp),
-      &Excused);
+      &Disjoint.Excused);
 }
 
 bool Unzipper::planTape() {
@@ -733,7 +733,7 @@ bool Unzipper::planTape() {
   // was, then everything is asked again of f.jvp as it is.
   if (versionNestsOnDisjointAccesses(
           Jvp, *Reread, [this](const Value *V) { return isLinear(V); }, *DT,
-          *LI, *SE, Excused)) {
+          *LI, *SE, Disjoint)) {
     LinearInJvp = linearInstructions(Jvp);
     buildAnalyses();
   }

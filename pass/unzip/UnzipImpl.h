@@ -12,6 +12,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "prepare/Activity.h"
+#include "unzip/DisjointAccessChecks.h"
 #include "unzip/RereadableLoads.h"
 #include "unzip/TapeSummary.h"
 
@@ -279,9 +280,9 @@ private:
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
   std::unique_ptr<RereadableLoads> Reread;
-  /// The writes that run-time checks excuse, per load of a checked copy of
-  /// a loop nest (DisjointAccessChecks.h).
-  ExcusedWrites Excused;
+  /// The loop nests copied behind run-time checks that their stores and
+  /// loads do not overlap (DisjointAccessChecks.h).
+  DisjointCopies Disjoint;
   /// The store whose value \p L, read by \p UseBB, reads, when f.rev can
   /// compute that value (ForwardedStores.cpp).
   std::optional<ForwardedLoad> forwardedStore(LoadInst &L, BasicBlock &UseBB);

@@ -122,8 +122,8 @@ static void check_tape(void) {
   // CHECK: reread_disjoint_checks.c:[[@LINE-4]]:3: remark: gradient of 'matvec_norm' keeps {{[0-9]+}} bytes per call
   // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 26 keeps 8 bytes per iteration
   // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 28 keeps 8 bytes per iteration
-  // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 26 keeps 0 bytes per iteration
-  // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 28 keeps 0 bytes per iteration
+  // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 26, in the copy run when its stores and loads do not overlap, keeps 0 bytes per iteration
+  // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 28, in the copy run when its stores and loads do not overlap, keeps 0 bytes per iteration
   // CHECK-NEXT: gradient of 'matvec_norm': the loop at line 33 keeps 0 bytes per iteration
   // clang-format on
   ad_check("y apart from A: nothing kept per element",
