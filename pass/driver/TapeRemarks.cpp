@@ -37,6 +37,8 @@ static void remarkSizes(OptimizationRemarkEmitter &ORE, const Request &R,
         Rem << "line " << ore::NV("LoopLine", L.Loc.getLine());
       else
         Rem << "an unknown line (compile with -g)";
+      if (L.WhenDisjoint)
+        Rem << ", in the copy run when its stores and loads do not overlap,";
       Rem << " keeps ";
       if (!L.Counted && L.Bytes)
         Rem << "up to ";

@@ -39,9 +39,10 @@ RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
                                  bool Enabled,
                                  function_ref<bool(const Value *)> IsLinear,
                                  DominatorTree &DT, LoopInfo &LI,
-                                 AssumptionCache &AC, TargetLibraryInfo &TLI)
+                                 AssumptionCache &AC, TargetLibraryInfo &TLI,
+                                 const ExcusedWrites *Excused)
     : Jvp(Jvp), NumPrimalArgs(NumPrimalArgs), Enabled(Enabled), DT(DT), LI(LI),
-      TLI(TLI), TBAA(AD_TBAA_RESULT_ARGS) {
+      TLI(TLI), TBAA(AD_TBAA_RESULT_ARGS), Excused(Excused) {
   if (!Enabled)
     return;
   BasicAA =
@@ -119,6 +120,43 @@ RereadableLoads::writersOf(const Value *Obj) {
   return Writers[Obj] = std::move(Found);
 }
 
+std::optional<RereadableLoads::Blocker>
+RereadableLoads::blockerOf(const LoadInst &L,
+                           SmallVectorImpl<const Instruction *> *Overwriting) {
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(L.getPointerOperand(), Objs, &LI);
+  auto Unstable = llvm::find_if(
+      Objs, [&](const Value *Obj) { return !isStableObject(Obj); });
+  if (Objs.empty() || Unstable != Objs.end())
+    return Blocker{Blocker::NotStable,
+                   Unstable != Objs.end() ? *Unstable : nullptr};
+  const SmallPtrSet<const Instruction *, 4> *ExcusedHere = nullptr;
+  if (Excused)
+    if (auto It = Excused->find(&L); It != Excused->end())
+      ExcusedHere = &It->second;
+  std::optional<Blocker> First;
+  for (const Value *Obj : Objs) {
+    const SmallVector<const Instruction *, 4> &Ws = writersOf(Obj);
+    if (Ws.size() > MaxWritersPerObject)
+      return Blocker{Blocker::TooManyWriters, Obj};
+    for (const Instruction *W : Ws) {
+      if (ExcusedHere && ExcusedHere->count(W))
+        continue;
+      if (!isPotentiallyReachable(&L, W, /*ExclusionSet=*/nullptr, &DT, &LI))
+        continue;
+      LLVM_DEBUG(dbgs() << "ad-unzip: taped, may be overwritten later by " << *W
+                        << ": " << L << "\n");
+      if (!First)
+        First = Blocker{Blocker::Overwritten, Obj, W};
+      if (!Overwriting)
+        return First;
+      if (!llvm::is_contained(*Overwriting, W))
+        Overwriting->push_back(W);
+    }
+  }
+  return First;
+}
+
 bool RereadableLoads::canReread(const Instruction &I) {
   auto *L = dyn_cast<LoadInst>(&I);
   if (!Enabled || !L)
@@ -130,32 +168,24 @@ bool RereadableLoads::canReread(const Instruction &I) {
   auto [It, New] = Answers.try_emplace(L, false);
   if (!New)
     return It->second;
-  SmallVector<const Value *, 4> Objs;
-  getUnderlyingObjects(L->getPointerOperand(), Objs, &LI);
-  auto Unstable = llvm::find_if(
-      Objs, [&](const Value *Obj) { return !isStableObject(Obj); });
-  if (Objs.empty() || Unstable != Objs.end()) {
-    Blockers[L] = {Blocker::NotStable,
-                   Unstable != Objs.end() ? *Unstable : nullptr};
+  if (std::optional<Blocker> B = blockerOf(*L, /*Overwriting=*/nullptr)) {
+    Blockers[L] = *B;
     return false;
-  }
-  for (const Value *Obj : Objs) {
-    const SmallVector<const Instruction *, 4> &Ws = writersOf(Obj);
-    if (Ws.size() > MaxWritersPerObject) {
-      Blockers[L] = {Blocker::TooManyWriters, Obj};
-      return false;
-    }
-    for (const Instruction *W : Ws)
-      if (isPotentiallyReachable(L, W, /*ExclusionSet=*/nullptr, &DT, &LI)) {
-        LLVM_DEBUG(dbgs() << "ad-unzip: taped, may be overwritten later by "
-                          << *W << ": " << *L << "\n");
-        Blockers[L] = {Blocker::Overwritten, Obj, W};
-        return false;
-      }
   }
   LLVM_DEBUG(dbgs() << "ad-unzip: read again in f.rev: " << *L << "\n");
   ++NumReread;
   return Answers[L] = true;
+}
+
+std::optional<SmallVector<const Instruction *, 4>>
+RereadableLoads::overwriters(const LoadInst &L) {
+  if (!Enabled || !L.isSimple())
+    return std::nullopt;
+  SmallVector<const Instruction *, 4> Ws;
+  std::optional<Blocker> B = blockerOf(L, &Ws);
+  if (!B || B->K != Blocker::Overwritten)
+    return std::nullopt;
+  return Ws;
 }
 
 std::optional<RereadableLoads::Refusal> RereadableLoads::whyChangedAfter(

@@ -29,7 +29,10 @@
 // Linear instructions (tangent and shadow writes) do not count: shadow
 // memory never aliases primal memory (the contract: a shadow is a
 // separate buffer). Nor do non-linear writes whose every object is a
-// shadow parameter, for the same reason.
+// shadow parameter, for the same reason. Nor, for one load, the writes a
+// run-time check excuses: the load and they sit in a copy of a loop nest
+// that runs only when the ranges they access are disjoint
+// (DisjointAccessChecks.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_UNZIP_REREADABLELOADS_H
@@ -37,6 +40,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/BasicAliasAnalysis.h"
@@ -54,6 +58,12 @@ class TargetLibraryInfo;
 
 namespace ad {
 
+/// Per load, the writes a run-time check found disjoint from every cell it
+/// reads.
+using ExcusedWrites =
+    llvm::DenseMap<const llvm::Instruction *,
+                   llvm::SmallPtrSet<const llvm::Instruction *, 4>>;
+
 class RereadableLoads {
 public:
   /// For f.jvp \p Jvp, whose first \p NumPrimalArgs parameters are f's;
@@ -62,8 +72,11 @@ public:
   RereadableLoads(llvm::Function &Jvp, unsigned NumPrimalArgs, bool Enabled,
                   llvm::function_ref<bool(const llvm::Value *)> IsLinear,
                   llvm::DominatorTree &DT, llvm::LoopInfo &LI,
-                  llvm::AssumptionCache &AC, llvm::TargetLibraryInfo &TLI);
+                  llvm::AssumptionCache &AC, llvm::TargetLibraryInfo &TLI,
+                  const ExcusedWrites *Excused = nullptr);
   ~RereadableLoads();
+
+  bool enabled() const { return Enabled; }
 
   /// Whether f.lin and f.rev may load \p I's value again (\p I is a load).
   bool canReread(const llvm::Instruction &I);
@@ -76,6 +89,12 @@ public:
     std::string Reason;
   };
   Refusal whyNot(const llvm::Instruction &I) const;
+
+  /// When only writes stop \p L from being read again (its objects are
+  /// stable), those writes: each may run after \p L and may modify one of
+  /// its objects. None when something else stops it, or nothing does.
+  std::optional<llvm::SmallVector<const llvm::Instruction *, 4>>
+  overwriters(const llvm::LoadInst &L);
 
   /// Whether the memory \p Ptr may point into is still as it was at \p At
   /// when f.rev runs: the same conditions as for a load, asked at \p At (a
@@ -117,6 +136,13 @@ private:
     const llvm::Instruction *Writer = nullptr;
   };
   llvm::DenseMap<const llvm::Instruction *, Blocker> Blockers;
+  /// What stops \p L being read again (none: nothing), collecting into
+  /// \p Overwriting, when given, every write that may overwrite it rather
+  /// than stopping at the first.
+  std::optional<Blocker>
+  blockerOf(const llvm::LoadInst &L,
+            llvm::SmallVectorImpl<const llvm::Instruction *> *Overwriting);
+  const ExcusedWrites *Excused;
   /// \p Obj as the user wrote it: 'x', 'g', "parameter 2"; "" if unknown.
   std::string describeObject(const llvm::Value *Obj) const;
   mutable std::optional<llvm::SmallVector<std::string, 8>> ParamNames;

@@ -354,8 +354,6 @@ Instruction *Unzipper::emitRecomputedCount(IRBuilder<> &B, const ArrayLoop &AL,
 }
 
 void Unzipper::findArrayLoops() {
-  AC = std::make_unique<AssumptionCache>(Jvp);
-  SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
   ScalarEvolution &SE = *this->SE;
   Type *I64 = Type::getInt64Ty(Jvp.getContext());
   for (Loop *L : LI->getLoopsInPreorder()) {
@@ -638,6 +636,7 @@ void Unzipper::summarizeLoops() {
     TapeSummary::LoopRecords LR;
     LR.Loc = L->getStartLoc();
     LR.Counted = Layout.ArrayLoops.count(L);
+    LR.WhenDisjoint = Disjoint.Headers.count(L->getHeader());
     for (auto &[Key, R] : Layout.Records) {
       if (LI->getLoopFor(Key) != L)
         continue;
@@ -709,20 +708,36 @@ Value *Unzipper::rebaseForHandle(IRBuilderBase &B, Value *Read) {
   return emitHandleRebase(B, Read);
 }
 
-bool Unzipper::planTape() {
-  LinearInJvp = linearInstructions(Jvp);
+void Unzipper::buildAnalyses() {
+  Reread.reset();
+  SE.reset();
   DT = std::make_unique<DominatorTree>(Jvp);
   LI = std::make_unique<LoopInfo>(*DT);
-  if (!rejectIrreducibleLoops())
-    return false;
-  findArrayLoops();
+  AC = std::make_unique<AssumptionCache>(Jvp);
+  SE = std::make_unique<ScalarEvolution>(Jvp, D.tli(Jvp), *AC, *DT, *LI);
   Reread = std::make_unique<RereadableLoads>(
       Jvp, Info.Primal->arg_size(),
       // A handle's f.rev runs whenever its user applies it, after memory
       // may have changed: it reads nothing again.
       D.calledOnlyByRequests(*Info.Primal) && !Info.Act.forHandle(),
-      [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC,
-      D.tli(Jvp));
+      [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC, D.tli(Jvp),
+      &Disjoint.Excused);
+}
+
+bool Unzipper::planTape() {
+  LinearInJvp = linearInstructions(Jvp);
+  buildAnalyses();
+  if (!rejectIrreducibleLoops())
+    return false;
+  // Copies of loop nests behind run-time checks: planned on f.jvp as it
+  // was, then everything is asked again of f.jvp as it is.
+  if (versionNestsOnDisjointAccesses(
+          Jvp, *Reread, [this](const Value *V) { return isLinear(V); }, *DT,
+          *LI, *SE, Disjoint)) {
+    LinearInJvp = linearInstructions(Jvp);
+    buildAnalyses();
+  }
+  findArrayLoops();
   noteReturnPacking();
   SmallVector<AllocaInst *, 8> Shadows;
   for (BasicBlock &BB : Jvp)

@@ -37,6 +37,9 @@ struct TapeSummary {
     llvm::DebugLoc Loc; ///< the loop's start; empty without -g
     uint64_t Bytes = 0;
     bool Counted = false;
+    /// A copy of the loop run only when its stores and loads do not
+    /// overlap (DisjointAccessChecks.h).
+    bool WhenDisjoint = false;
   };
   llvm::SmallVector<LoopRecords, 2> Loops;
 

@@ -12,6 +12,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "prepare/Activity.h"
+#include "unzip/DisjointAccessChecks.h"
 #include "unzip/RereadableLoads.h"
 #include "unzip/TapeSummary.h"
 
@@ -176,6 +177,8 @@ private:
   friend class RecordResidualPlacer;
 
   bool planTape();
+  /// DT, LI, AC, SE and Reread, for f.jvp as it is now.
+  void buildAnalyses();
   bool rejectIrreducibleLoops();
   void findArrayLoops();
   void noteReturnPacking();
@@ -277,6 +280,9 @@ private:
   std::unique_ptr<AssumptionCache> AC;
   std::unique_ptr<ScalarEvolution> SE;
   std::unique_ptr<RereadableLoads> Reread;
+  /// The loop nests copied behind run-time checks that their stores and
+  /// loads do not overlap (DisjointAccessChecks.h).
+  DisjointCopies Disjoint;
   /// The store whose value \p L, read by \p UseBB, reads, when f.rev can
   /// compute that value (ForwardedStores.cpp).
   std::optional<ForwardedLoad> forwardedStore(LoadInst &L, BasicBlock &UseBB);
