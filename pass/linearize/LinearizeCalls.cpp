@@ -11,6 +11,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "driver/IndirectCalls.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/JvpRules.h"
@@ -86,12 +87,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return;
   // Nor to the OpenMP runtime, which runs an outlined region on threads:
   // declaring it inactive would drop the region's derivative.
-  if (Callee->getName().starts_with("__kmpc_"))
-    return fail(CB, "cannot differentiate an OpenMP parallel region ('" +
-                        Callee->getName() +
-                        "'): not supported; keep the parallel loop outside "
-                        "the differentiated function, or compile this file "
-                        "without -fopenmp");
+  if (isOpenMPRuntimeFunction(*Callee))
+    return linearizeOpenMPRuntimeCall(CB, *Callee);
   // Neither suggestion below applies to resizing memory with derivatives.
   if (isReallocationCall(&CB))
     return fail(CB, "cannot differentiate '" + Callee->getName() +
@@ -505,6 +502,7 @@ void Linearizer::replaceByJvpCall(CallBase &CB, Function &CalleeJvp,
   IRBuilder<> B(&CB);
   CallInst *Mixed = B.CreateCall(&CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
+  LastMixedCall = Mixed;
   if (isPointerLike(CB.getType()) && Mixed->getType() != CB.getType()) {
     // A pointer into active memory (or a struct of such) and its shadow.
     Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());

@@ -7,6 +7,7 @@
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
+#include "prepare/OpenMPReductions.h"
 #include "prepare/Reallocations.h"
 #include "prepare/SignBitLogic.h"
 
@@ -116,6 +117,11 @@ static bool checkSupported(Function &F, const Function &Orig,
                            "longjmp outside the differentiated code");
       return false;
     }
+    // A reduction's atomic combine (OpenMPReductions.h) is differentiated.
+    auto *RMW = dyn_cast<AtomicRMWInst>(&I);
+    if (RMW && RMW->getOperation() == AtomicRMWInst::FAdd && RMW->use_empty() &&
+        RMW->getValOperand()->getType()->isFloatingPointTy())
+      continue;
     if (Type *T = atomicDataType(I); T && hasFloatLeaf(T)) {
       Diags.errorAt(I, "cannot differentiate atomic operations on "
                        "floating-point data");
@@ -441,6 +447,10 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
   Function *Src = cloneForDifferentiation(F);
+  if (!combineReductionsAtomically(*Src, Diags)) {
+    Src->eraseFromParent();
+    return nullptr;
+  }
   rewriteForStages(*Src, F, FAM.getResult<TargetLibraryAnalysis>(*Src));
   simplifyCopy(*Src, FAM, Optimize);
   FAM.clear(*Src, Src->getName());

@@ -18,7 +18,20 @@ Value *ShadowCotangents::current(IRBuilderBase &B, const Cell &C) {
   return B.CreateFAdd(B.CreateAlignedLoad(C.Ty, C.Ptr, C.Alignment), C.V);
 }
 
+bool ShadowCotangents::mayBeShared(const Value *Ptr) const {
+  const Value *Obj = getUnderlyingObject(Ptr, /*MaxLookup=*/0);
+  return !isa<AllocaInst>(Obj) && Obj != PrivateTape;
+}
+
 void ShadowCotangents::writeBack(IRBuilderBase &B, const Cell &C) {
+  // A cell read and cleared in this block (Known) was written by this
+  // thread's iteration alone, as in the primal region; one only added to
+  // may be added to by other threads at the same time.
+  if (Atomic && !C.Known && C.Ty->isFloatingPointTy() && mayBeShared(C.Ptr)) {
+    B.CreateAtomicRMW(AtomicRMWInst::FAdd, C.Ptr, C.V, C.Alignment,
+                      AtomicOrdering::Monotonic);
+    return;
+  }
   B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment);
 }
 
@@ -87,6 +100,14 @@ Value *ShadowCotangents::take(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {
     return R;
   }
   insert(At, {Ptr, T, At.Size, A, /*Known=*/true, nullptr});
+  return B.CreateAlignedLoad(T, Ptr, A);
+}
+
+Value *ShadowCotangents::read(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {
+  countAccess(B);
+  Place At;
+  if (Cell *Cached = find(B, Ptr, T, A, At))
+    return current(B, *Cached);
   return B.CreateAlignedLoad(T, Ptr, A);
 }
 
