@@ -8,9 +8,11 @@
 // central differences, and against the gradient on a team of one thread.
 //
 // REQUIRES: openmp
+// clang-format off
 // RUN: %adcc -O0 -fopenmp %s -o %t.O0 %adlibs && env OMP_NUM_THREADS=1 %t.O0 && env OMP_NUM_THREADS=4 %t.O0
 // RUN: %adcc -O2 -fopenmp %s -o %t.O2 %adlibs && env OMP_NUM_THREADS=1 %t.O2 && env OMP_NUM_THREADS=4 %t.O2
 // RUN: %adcc -O0 -g -fopenmp %s -o %t.g %adlibs && env OMP_NUM_THREADS=4 %t.g
+// clang-format on
 
 #include "ad.h"
 #include "adcheck.h"
@@ -49,7 +51,8 @@ double stencil_sum(const double *x, double *y, const double *w, int n) {
 double sum_dynamic(const double *x, const double *p, int n) {
   double s = 0;
   int k = 3;
-#pragma omp parallel for schedule(dynamic, 3) firstprivate(k, p) reduction(+ : s)
+#pragma omp parallel for schedule(dynamic, 3) firstprivate(k, p)               \
+    reduction(+ : s)
   for (int i = 0; i < n; i++)
     s += exp(-x[i] * x[i] * k) * p[0];
   return s;
@@ -132,8 +135,7 @@ static void check_dynamic(double *x, int n) {
   double max_err = 0;
   for (int i = 0; i < n; i++)
     max_err = fmax(max_err, fabs(g[i] - d_sum_dynamic(x, p, i)));
-  ad_check(ad_fmt("dynamic (n = %d) every component", n), max_err, 0, 0,
-           1e-12);
+  ad_check(ad_fmt("dynamic (n = %d) every component", n), max_err, 0, 0, 1e-12);
   for (unsigned k = 0; n <= 1000 && k < sizeof Probes / sizeof *Probes; k++) {
     int i = Probes[k] % n;
     ad_deriv(ad_fmt("dynamic d/dx[%d]", i), g[i], d_sum_dynamic(x, p, i),
