@@ -2,12 +2,13 @@
 #include "prepare/PrepareSource.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Diagnostics.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/ExplicitUnwinding.h"
 #include "ir/ShadowMemory.h"
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
-#include "prepare/OpenMPReductions.h"
+#include "prepare/OpenMPRegionSource.h"
 #include "prepare/Reallocations.h"
 #include "prepare/SignBitLogic.h"
 
@@ -451,6 +452,9 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
     Src->eraseFromParent();
     return nullptr;
   }
+  markSchedulingOutParameters(*Src);
+  if (runsInParallelRegion(F))
+    markMathCallsPure(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src));
   rewriteForStages(*Src, F, FAM.getResult<TargetLibraryAnalysis>(*Src));
   simplifyCopy(*Src, FAM, Optimize);
   FAM.clear(*Src, Src->getName());

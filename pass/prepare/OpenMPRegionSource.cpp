@@ -1,6 +1,7 @@
-//===- OpenMPReductions.cpp - reductions combined by atomic adds ----------===//
-#include "prepare/OpenMPReductions.h"
+//===- OpenMPRegionSource.cpp - the copy of a parallel region -------------===//
+#include "prepare/OpenMPRegionSource.h"
 #include "driver/Diagnostics.h"
+#include "linearize/JvpRules.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
@@ -47,6 +48,25 @@ bool combineReductionsAtomically(Function &F, Diagnostics &Diags) {
     CB->eraseFromParent();
   }
   return true;
+}
+
+void markSchedulingOutParameters(Function &F) {
+  for (Instruction &I : instructions(F)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    if (!Callee || !(Callee->getName().starts_with("__kmpc_for_static_init_") ||
+                     Callee->getName().starts_with("__kmpc_dispatch_next_")))
+      continue;
+    for (unsigned K = 0; K < CB->arg_size(); ++K)
+      if (CB->getArgOperand(K)->getType()->isPointerTy())
+        CB->addParamAttr(K, Attribute::NoCapture);
+  }
+}
+
+void markMathCallsPure(Function &F, const TargetLibraryInfo &TLI) {
+  for (Instruction &I : instructions(F))
+    if (isScalarMathCall(I, &TLI))
+      cast<CallBase>(I).setDoesNotAccessMemory();
 }
 
 } // namespace ad
