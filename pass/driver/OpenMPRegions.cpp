@@ -77,6 +77,12 @@ bool runsInParallelRegion(const Function &F) {
   return isParallelRegion(F) || F.getMetadata(InRegionMD);
 }
 
+bool isRegionTapeCode(const Function &F) {
+  auto Info = getDerivedInfo(F);
+  return Info && Info->Kind != DerivedKind::Jvp &&
+         runsInParallelRegion(*Info->Primal);
+}
+
 /// The source location \p Region's fork passed.
 static Value *forkLocation(const Function &Region) {
   auto *MD = Region.getMetadata(RegionMD);

@@ -44,6 +44,10 @@ void noteRunsInParallelRegion(llvm::Function &F);
 /// A region's body, or a function it calls.
 bool runsInParallelRegion(const llvm::Function &F);
 
+/// f.fwd, f.lin or f.rev of a region's body: code that uses the region's
+/// per-thread tapes, which a derivative of it would share between threads.
+bool isRegionTapeCode(const llvm::Function &F);
+
 /// Turns the calls of derived functions of parallel regions that the
 /// stages left in derived code into forks (see above).
 void forkParallelRegions(llvm::Module &M, Diagnostics &Diags);

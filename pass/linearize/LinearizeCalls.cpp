@@ -66,6 +66,11 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return applyRule(CB, *R);
   if (isComplexArithmetic(*Callee))
     return linearizeComplexArithmetic(CB);
+  if (isRegionTapeCode(*Callee))
+    return fail(CB, "cannot differentiate a gradient of a function with an "
+                    "OpenMP parallel region (not supported): its reverse "
+                    "pass keeps a tape per thread; differentiate a forward "
+                    "derivative (__ad_derivative) of it instead");
   if (!Callee->isDeclaration())
     return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
                              TouchesGlobals || ShadowedResult);
