@@ -30,6 +30,13 @@ class Diagnostics;
 /// False after reporting a reduction that has none.
 bool combineReductionsAtomically(llvm::Function &F, Diagnostics &Diags);
 
+/// An `if` clause that is false runs the region's body on the calling
+/// thread, between `__kmpc_serialized_parallel` and its end, by a direct
+/// call. In the copy, that becomes a fork on a team of one thread, so that
+/// the derived code has one form of region. False after reporting one
+/// in another form.
+bool forkSerializedRegions(llvm::Function &F, Diagnostics &Diags);
+
 /// The loop scheduling calls write the bounds of a thread's chunk through
 /// their pointer arguments and keep none of them: marked so, a bound the
 /// loop reads again after each call that may write memory (`sin`, which

@@ -448,7 +448,8 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
   Function *Src = cloneForDifferentiation(F);
-  if (!combineReductionsAtomically(*Src, Diags)) {
+  if (!combineReductionsAtomically(*Src, Diags) ||
+      !forkSerializedRegions(*Src, Diags)) {
     Src->eraseFromParent();
     return nullptr;
   }

@@ -58,6 +58,16 @@ double sum_dynamic(const double *x, const double *p, int n) {
   return s;
 }
 
+// An if clause: a team only from 100 elements on, the calling thread alone
+// below.
+double sum_if(const double *x, int n) {
+  double s = 0;
+#pragma omp parallel for reduction(+ : s) if (n > 100)
+  for (int i = 0; i < n; i++)
+    s += x[i] * x[i] * x[i];
+  return s;
+}
+
 static double d_sum_static(const double *x, double p, int i) {
   return p * (cos(x[i]) * x[i] + sin(x[i]));
 }
@@ -207,6 +217,33 @@ static void check_no_lost_updates(double *x) {
   free(y), free(dy), free(w), free(g);
 }
 
+static void check_if_clause(double *x) {
+  double *g = calloc(N, sizeof *g);
+  int sizes[] = {50, N};
+  for (int k = 0; k < 2; k++) {
+    int n = sizes[k];
+    memset(g, 0, N * sizeof *g);
+    __ad_gradient(sum_if, x, g, n);
+    double max_err = 0;
+    for (int i = 0; i < n; i++)
+      max_err = fmax(max_err, fabs(g[i] - 3 * x[i] * x[i]));
+    ad_check(ad_fmt("if clause (n = %d) every component", n), max_err, 0, 0,
+             1e-13);
+    ad_deriv(ad_fmt("if clause (n = %d) d/dx[7]", n), g[7], 3 * x[7] * x[7],
+             AD_FD(x[7], sum_if(x, n)), AD_TOL_D);
+    double want = 0;
+    for (int i = 0; i < n; i++)
+      want += 3 * x[i] * x[i] * cos(i);
+    double *t = malloc(n * sizeof *t);
+    for (int i = 0; i < n; i++)
+      t[i] = cos(i);
+    ad_check(ad_fmt("if clause (n = %d) forward", n),
+             __ad_derivative(sum_if, x, t, n), want, 1e-10, 1e-12);
+    free(t);
+  }
+  free(g);
+}
+
 int main(void) {
   double *x = malloc(N * sizeof *x);
   for (int i = 0; i < N; i++)
@@ -218,6 +255,7 @@ int main(void) {
   check_forward(x);
   check_team_sizes(x);
   check_no_lost_updates(x);
+  check_if_clause(x);
   free(x);
   return ad_finish();
 }
