@@ -73,8 +73,38 @@ void noteRunsInParallelRegion(Function &F) {
   F.setMetadata(InRegionMD, MDNode::get(F.getContext(), {}));
 }
 
+/// Whether \p F is the body of a region forked in its module or a function
+/// such a body calls. Asked of the module rather than of the regions
+/// linearized so far: an earlier request may derive a function that a
+/// later one finds inside a region.
+static bool reachableFromForkedBody(const Function &F) {
+  const Function *Fork = F.getParent()->getFunction("__kmpc_fork_call");
+  if (!Fork)
+    return false;
+  SmallVector<const Function *, 8> Work;
+  SmallPtrSet<const Function *, 8> Seen;
+  for (const User *U : Fork->users())
+    if (auto *CB = dyn_cast<CallBase>(U); CB && CB->arg_size() > 2)
+      if (auto *Body =
+              dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
+          Body && Seen.insert(Body).second)
+        Work.push_back(Body);
+  while (!Work.empty()) {
+    const Function *G = Work.pop_back_val();
+    if (G == &F)
+      return true;
+    for (const Instruction &I : instructions(*G))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (const Function *Callee = CB->getCalledFunction();
+            Callee && !Callee->isDeclaration() && Seen.insert(Callee).second)
+          Work.push_back(Callee);
+  }
+  return false;
+}
+
 bool runsInParallelRegion(const Function &F) {
-  return isParallelRegion(F) || F.getMetadata(InRegionMD);
+  return isParallelRegion(F) || F.getMetadata(InRegionMD) ||
+         reachableFromForkedBody(F);
 }
 
 bool isRegionTapeCode(const Function &F) {
