@@ -507,7 +507,6 @@ void Linearizer::replaceByJvpCall(CallBase &CB, Function &CalleeJvp,
   IRBuilder<> B(&CB);
   CallInst *Mixed = B.CreateCall(&CalleeJvp, Args);
   Mixed->setDebugLoc(CB.getDebugLoc());
-  LastMixedCall = Mixed;
   if (isPointerLike(CB.getType()) && Mixed->getType() != CB.getType()) {
     // A pointer into active memory (or a struct of such) and its shadow.
     Value *Y = B.CreateExtractValue(Mixed, 0, CB.getName());

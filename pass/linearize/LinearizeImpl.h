@@ -125,6 +125,9 @@ private:
   /// region, whose derived functions are forked in its place once the
   /// stages are done (OpenMPRegions.h).
   void linearizeParallelRegion(llvm::CallBase &CB);
+  /// Whether the value \p V a fork passes is made from data with
+  /// derivatives (a firstprivate double passed as its bits).
+  bool passesDerivativeInBits(const llvm::Value *V) const;
   /// The OpenMP runtime's other entry points: loop scheduling stays primal
   /// code; what is not supported is reported at the construct.
   void linearizeOpenMPRuntimeCall(llvm::CallBase &CB, llvm::Function &Callee);
@@ -224,8 +227,6 @@ private:
   llvm::DenseMap<const llvm::Value *, llvm::Value *> ShadowBits;
   llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>, 4> ShadowPhis;
   bool Failed = false;
-  /// The last call of a callee's JVP that replaceByJvpCall made.
-  llvm::CallInst *LastMixedCall = nullptr;
 };
 
 } // namespace ad

@@ -66,6 +66,30 @@ static SmallVector<Function *, 4> regionCallTree(Function &Region) {
   return Tree;
 }
 
+bool Linearizer::passesDerivativeInBits(const Value *V) const {
+  SmallVector<const Value *, 8> Work{V};
+  SmallPtrSet<const Value *, 16> Seen{V};
+  while (!Work.empty() && Seen.size() < 64) {
+    const Value *W = Work.pop_back_val();
+    if (W->getType()->isPointerTy())
+      continue; // a shared variable, with its shadow
+    if (isVaried(W))
+      return true;
+    auto *I = dyn_cast<Instruction>(W);
+    if (auto *LI = dyn_cast_or_null<LoadInst>(I)) {
+      if (isShadowed(LI->getPointerOperand()))
+        return true;
+      continue;
+    }
+    if (I && (isa<BinaryOperator>(I) || isa<CastInst>(I) || isa<PHINode>(I) ||
+              isa<SelectInst>(I) || isa<FreezeInst>(I)))
+      for (const Value *Op : I->operands())
+        if (Seen.insert(Op).second)
+          Work.push_back(Op);
+  }
+  return false;
+}
+
 void Linearizer::linearizeParallelRegion(CallBase &CB) {
   auto *Region = dyn_cast<Function>(CB.getArgOperand(2)->stripPointerCasts());
   FunctionType *FT = Region ? Region->getFunctionType() : nullptr;
@@ -93,6 +117,15 @@ void Linearizer::linearizeParallelRegion(CallBase &CB) {
     return fail(CB, "cannot linearize a function with an OpenMP parallel "
                     "region into a handle (not supported): use "
                     "__ad_gradient or __ad_derivative");
+  // The fork passes values as pointer-sized integers: a firstprivate
+  // double arrives as its bits (an i64), whose derivative no tangent
+  // follows.
+  for (unsigned K = 3; K < CB.arg_size(); ++K)
+    if (passesDerivativeInBits(CB.getArgOperand(K)))
+      return fail(CB, "cannot differentiate this OpenMP parallel region: a "
+                      "variable passed to it by value (firstprivate) "
+                      "carries a derivative (not supported); make it "
+                      "shared");
   noteParallelRegion(*Region, *CB.getArgOperand(0));
   // The thread ids are null here; the fork passes the real ones.
   auto *Null = ConstantPointerNull::get(cast<PointerType>(FT->getParamType(0)));
@@ -101,17 +134,7 @@ void Linearizer::linearizeParallelRegion(CallBase &CB) {
   CallInst *Direct = CallInst::Create(Region, Args, "", CB.getIterator());
   Direct->setDebugLoc(CB.getDebugLoc());
   replaceCall(CB, Direct);
-  LastMixedCall = nullptr;
   linearizeUserCall(*Direct, *Region);
-  // The fork passes pointer-sized arguments only: a tangent passed by
-  // value (a firstprivate double) would not arrive.
-  if (!Failed && LastMixedCall &&
-      llvm::any_of(drop_begin(LastMixedCall->args(), Args.size()),
-                   [](const Use &U) { return !U->getType()->isPointerTy(); }))
-    fail(*LastMixedCall,
-         "cannot differentiate this OpenMP parallel region: a variable "
-         "passed to it by value (firstprivate) carries a derivative (not "
-         "supported); make it shared");
 }
 
 void Linearizer::linearizeOpenMPRuntimeCall(CallBase &CB, Function &Callee) {
