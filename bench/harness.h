@@ -17,7 +17,8 @@
  * of the ADPass runtime goes through the counters below. Live bytes are
  * malloc_usable_size of the live blocks: what the allocator really hands
  * out. Allocations inside libc itself (stdio buffers) are not seen; none
- * happens during a gradient call. Single-threaded, like the kernels.
+ * happens during a gradient call. The counters are atomic: the runtime of
+ * an OpenMP kernel (omp_stencil) allocates on every thread.
  *
  * Timing follows the project's rules for a noisy machine: everything is a
  * ratio measured within one process run, and every number is a median.
@@ -163,17 +164,23 @@ void *__real_aligned_alloc(size_t align, size_t size);
  * never added; the counts stay meaningful as differences. */
 static long long bench_heap_live, bench_heap_peak;
 
+/* Atomic: an OpenMP kernel's runtime allocates on every thread. */
 static void bench_heap_add(void *p) {
   if (!p)
     return;
-  bench_heap_live += (long long)malloc_usable_size(p);
-  if (bench_heap_live > bench_heap_peak)
-    bench_heap_peak = bench_heap_live;
+  long long live = __atomic_add_fetch(
+      &bench_heap_live, (long long)malloc_usable_size(p), __ATOMIC_RELAXED);
+  long long peak = __atomic_load_n(&bench_heap_peak, __ATOMIC_RELAXED);
+  while (live > peak &&
+         !__atomic_compare_exchange_n(&bench_heap_peak, &peak, live, 1,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
 }
 
 static void bench_heap_sub(void *p) {
   if (p)
-    bench_heap_live -= (long long)malloc_usable_size(p);
+    __atomic_sub_fetch(&bench_heap_live, (long long)malloc_usable_size(p),
+                       __ATOMIC_RELAXED);
 }
 
 void *__wrap_malloc(size_t size) {
@@ -192,7 +199,7 @@ void *__wrap_realloc(void *ptr, size_t size) {
   long long old = ptr ? (long long)malloc_usable_size(ptr) : 0;
   void *p = __real_realloc(ptr, size);
   if (p || size == 0) { /* moved, resized, or freed by realloc(ptr, 0) */
-    bench_heap_live -= old;
+    __atomic_sub_fetch(&bench_heap_live, old, __ATOMIC_RELAXED);
     bench_heap_add(p);
   }
   return p;

@@ -7,6 +7,8 @@
 #
 #   bench/run.sh                 all kernels
 #   bench/run.sh sumsq rk4       only these (file names without .c)
+#   OMP_NUM_THREADS=2 bench/run.sh omp_stencil
+#                                the OpenMP kernel (not in the default list)
 #
 # Environment: CC (default clang-19), BUILD (default <repo>/build),
 # BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20).
@@ -71,9 +73,12 @@ for k in "${kernels[@]}"; do
     failed+=("$k (missing)")
     continue
   fi
+  # Flags a kernel needs (-fopenmp), from its '// BENCH_CFLAGS:' line.
+  read -r -a cflags <<<"$(sed -n 's|^// BENCH_CFLAGS: ||p' "$src")"
   # Portable -O2 (no -march=native): the numbers hold for any x86-64.
   if ! "$cc" -O2 -fpass-plugin="$plugin" -I"$repo/include" -I"$here" \
-      "$src" "$runtime" -lm "$wrap" -o "$out/$k" 2>"$out/$k.log"; then
+      "${cflags[@]}" "$src" "$runtime" -lm "$wrap" -o "$out/$k" \
+      2>"$out/$k.log"; then
     cat "$out/$k.log" >&2
     msg="$(grep -m1 'error:' "$out/$k.log" | sed "s|$here/||; s/|/\\\\|/g")"
     echo "| $k | | FAIL: does not compile: ${msg:-see stderr} $empty"

@@ -91,6 +91,19 @@ void *__ad_tape_read_at(unsigned level, size_t bytes);
 void *__ad_tape_read_position_at(unsigned level);
 void __ad_tape_pop_to_at(unsigned level, void *mark);
 
+/* OpenMP parallel regions. f.fwd creates a region object before it forks
+ * the region's forward part (its tape keeps the address) and f.rev ends it
+ * after forking the reverse part on a team of the same size. Each thread
+ * enters with its OpenMP thread number: it gets a static tape of
+ * `static_bytes` and a runtime tape of nesting level `level` of its own,
+ * kept by thread number, which leave puts away again. */
+void *__ad_omp_region_begin(size_t static_bytes);
+void *__ad_omp_region_enter(void *region, unsigned level, int tid,
+                            int threads, int reverse);
+void __ad_omp_region_leave(void *region, unsigned level, int tid);
+int __ad_omp_region_threads(void *region);
+void __ad_omp_region_end(void *region);
+
 /* The shadow of `record` (a pointer into a record of tape `level`) in
  * shadow region `region`: storage of the record's size, zero when first
  * used, at the same offset in a parallel copy of the record's chunk. Outer

@@ -100,6 +100,8 @@ extern "C" {
 /// Exchanges this thread's tape with \p Other: pushes, pops and reads then
 /// work on the tape \p Other held, until the next exchange (Tape.cpp).
 ADRT_HIDDEN void __adrt_tape_exchange(TapeStorage *Other);
+/// The same for the tape of nesting level \p Level.
+ADRT_HIDDEN void __adrt_tape_exchange_at(unsigned Level, TapeStorage *Other);
 /// Frees every chunk of a tape that is not installed.
 ADRT_HIDDEN void __adrt_tape_free_storage(TapeStorage *T);
 /// __ad_tape_read while a handle is applied: the handle's next record.

@@ -575,7 +575,11 @@ extern "C" void __ad_tape_release(void) {
 // the thread's tape while the handle's derived code runs.
 
 extern "C" void __adrt_tape_exchange(TapeStorage *Other) {
-  ThreadState &S = __adrt_state;
+  __adrt_tape_exchange_at(0, Other);
+}
+
+extern "C" void __adrt_tape_exchange_at(unsigned Level, TapeStorage *Other) {
+  ThreadState &S = levelState(Level);
   foldPeak(S);
   TapeStorage Mine{S.Top, S.Limit, S.Base, S.Current, S.BytesBelow};
   S.Top = S.HighWater = Other->Top;

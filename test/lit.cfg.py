@@ -59,6 +59,13 @@ config.substitutions.append(("%cmake_generator",
 if os.path.isdir("/usr/include/eigen3/Eigen"):
     config.available_features.add("eigen")
 
+# openmp: clang's OpenMP runtime is installed (libomp-19-dev;
+# tools/install-deps.sh installs it), so tests may build with -fopenmp.
+llvm_lib = os.path.join(os.path.dirname(config.llvm_bin), "lib")
+if os.path.exists(os.path.join(llvm_lib, "libomp.so")) and os.path.exists(
+        os.path.join(llvm_lib, "clang", "19", "include", "omp.h")):
+    config.available_features.add("openmp")
+
 # cpu-fma: this machine runs FMA instructions, so tests may build for a
 # target with FMA (-mfma), where llvm.fmuladd is fused.
 try:

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(cmake llvm-19-dev clang-19 llvm-19-tools libclang-rt-19-dev python3
-  libeigen3-dev)
+  libeigen3-dev libomp-19-dev)
 if [[ "${AD_WITH_NINJA:-0}" == 1 ]]; then
   packages+=(ninja-build)
 fi

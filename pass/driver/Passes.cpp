@@ -6,6 +6,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "driver/MarkerLowering.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/LinearityVerifier.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
@@ -140,6 +141,7 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   runOnLargeStack(M.getContext(), [&] { Callers = lowerMarkers(M, D); });
   if (Callers.empty())
     return PreservedAnalyses::all();
+  forkParallelRegions(M, Diags);
   if (Level == OptimizationLevel::O0)
     layOutEditedBodies(M, D);
   // After the layout, which halves the verifier's time on long functions.

@@ -133,6 +133,12 @@ const char *LinearityChecker::checkLinear(const Instruction &I) const {
     return isLinearOrZero(I.getOperand(0)) && isNonLinearOperand(I, 1)
                ? nullptr
                : "a linear store needs a linear value and a non-linear address";
+  case Instruction::AtomicRMW:
+    return cast<AtomicRMWInst>(I).getOperation() == AtomicRMWInst::FAdd &&
+                   isNonLinearOperand(I, 0) && isLinearOrZero(I.getOperand(1))
+               ? nullptr
+               : "a linear atomic update is an fadd of a linear value at a "
+                 "non-linear address";
   case Instruction::Call:
     return checkLinearCall(cast<CallInst>(I));
   default:

@@ -411,7 +411,7 @@ bool Linearizer::linearizeBlocks(ArrayRef<BasicBlock *> Blocks) {
     if (auto *Ret = dyn_cast<ReturnInst>(I))
       linearizeReturn(*Ret);
     else if (isVaried(I) || isShadowed(I) || isa<CallBase>(I) ||
-             isa<LoadInst>(I) || isa<StoreInst>(I))
+             isa<LoadInst>(I) || isa<StoreInst>(I) || isa<AtomicRMWInst>(I))
       linearizeInstruction(*I);
     if (Failed)
       return false;
@@ -467,6 +467,11 @@ void Linearizer::linearizeInstruction(Instruction &I) {
     return linearizeLoad(*LI);
   if (auto *SI = dyn_cast<StoreInst>(&I))
     return linearizeStore(*SI);
+  if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
+    if (!hasFloatLeaf(RMW->getValOperand()->getType()))
+      return; // a counter: no derivative
+    return linearizeAtomicAdd(*RMW);
+  }
   if (auto *MI = dyn_cast<MemIntrinsic>(&I))
     return linearizeMemIntrinsic(*MI);
   if (auto *CB = dyn_cast<CallBase>(&I))

@@ -11,6 +11,7 @@
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
 #include "driver/IndirectCalls.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/JvpRules.h"
@@ -65,6 +66,11 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return applyRule(CB, *R);
   if (isComplexArithmetic(*Callee))
     return linearizeComplexArithmetic(CB);
+  if (isRegionTapeCode(*Callee))
+    return fail(CB, "cannot differentiate a gradient of a function with an "
+                    "OpenMP parallel region (not supported): its reverse "
+                    "pass keeps a tape per thread; differentiate a forward "
+                    "derivative (__ad_derivative) of it instead");
   if (!Callee->isDeclaration())
     return linearizeUserCall(CB, *Callee, /*FirstArgConst=*/false,
                              TouchesGlobals || ShadowedResult);
@@ -86,12 +92,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return;
   // Nor to the OpenMP runtime, which runs an outlined region on threads:
   // declaring it inactive would drop the region's derivative.
-  if (Callee->getName().starts_with("__kmpc_"))
-    return fail(CB, "cannot differentiate an OpenMP parallel region ('" +
-                        Callee->getName() +
-                        "'): not supported; keep the parallel loop outside "
-                        "the differentiated function, or compile this file "
-                        "without -fopenmp");
+  if (isOpenMPRuntimeFunction(*Callee))
+    return linearizeOpenMPRuntimeCall(CB, *Callee);
   // Neither suggestion below applies to resizing memory with derivatives.
   if (isReallocationCall(&CB))
     return fail(CB, "cannot differentiate '" + Callee->getName() +

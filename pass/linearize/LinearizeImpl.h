@@ -121,6 +121,19 @@ private:
   void replaceByJvpCall(llvm::CallBase &CB, llvm::Function &CalleeJvp,
                         llvm::ArrayRef<llvm::Value *> Args);
   void linearizeIndirectCall(llvm::CallBase &CB, bool EvenWithoutActiveArgs);
+  /// `__kmpc_fork_call(loc, n, outlined, args...)`: a call of the outlined
+  /// region, whose derived functions are forked in its place once the
+  /// stages are done (OpenMPRegions.h).
+  void linearizeParallelRegion(llvm::CallBase &CB);
+  /// Whether the value \p V a fork passes is made from data with
+  /// derivatives (a firstprivate double passed as its bits).
+  bool passesDerivativeInBits(const llvm::Value *V) const;
+  /// The OpenMP runtime's other entry points: loop scheduling stays primal
+  /// code; what is not supported is reported at the construct.
+  void linearizeOpenMPRuntimeCall(llvm::CallBase &CB, llvm::Function &Callee);
+  /// `atomicrmw fadd p, v` (a reduction's combine): its tangent is an
+  /// atomic add of v's tangent into p's shadow.
+  void linearizeAtomicAdd(llvm::AtomicRMWInst &RMW);
   /// In a dispatcher: the derivative of the possible target \p Callee, or
   /// null when it cannot be built (then \p Why says why).
   llvm::Function *tryTargetJvp(llvm::CallBase &CB, llvm::Function &Callee,

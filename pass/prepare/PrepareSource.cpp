@@ -2,11 +2,13 @@
 #include "prepare/PrepareSource.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Diagnostics.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/ExplicitUnwinding.h"
 #include "ir/ShadowMemory.h"
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
+#include "prepare/OpenMPRegionSource.h"
 #include "prepare/Reallocations.h"
 #include "prepare/SignBitLogic.h"
 
@@ -116,6 +118,11 @@ static bool checkSupported(Function &F, const Function &Orig,
                            "longjmp outside the differentiated code");
       return false;
     }
+    // A reduction's atomic combine (OpenMPReductions.h) is differentiated.
+    auto *RMW = dyn_cast<AtomicRMWInst>(&I);
+    if (RMW && RMW->getOperation() == AtomicRMWInst::FAdd && RMW->use_empty() &&
+        RMW->getValOperand()->getType()->isFloatingPointTy())
+      continue;
     if (Type *T = atomicDataType(I); T && hasFloatLeaf(T)) {
       Diags.errorAt(I, "cannot differentiate atomic operations on "
                        "floating-point data");
@@ -445,6 +452,14 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
   Function *Src = cloneForDifferentiation(F);
+  if (!combineReductionsAtomically(*Src, Diags) ||
+      !forkSerializedRegions(*Src, Diags)) {
+    Src->eraseFromParent();
+    return nullptr;
+  }
+  markSchedulingOutParameters(*Src);
+  if (runsInParallelRegion(F))
+    markMathCallsPure(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src));
   rewriteForStages(*Src, F, FAM.getResult<TargetLibraryAnalysis>(*Src));
   simplifyCopy(*Src, FAM, Optimize);
   FAM.clear(*Src, Src->getName());

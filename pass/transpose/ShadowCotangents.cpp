@@ -26,7 +26,21 @@ LoadInst *ShadowCotangents::load(IRBuilderBase &B, Type *T, Value *Ptr,
   return L;
 }
 
+bool ShadowCotangents::mayBeShared(const Value *Ptr) const {
+  const Value *Obj = getUnderlyingObject(Ptr, /*MaxLookup=*/0);
+  return !isa<AllocaInst>(Obj) && Obj != PrivateTape;
+}
+
 void ShadowCotangents::writeBack(IRBuilderBase &B, const Cell &C) {
+  // A cell read and cleared in this block (Known) was written by this
+  // thread's iteration alone, as in the primal region; one only added to
+  // may be added to by other threads at the same time.
+  if (Atomic && !C.Known && C.Ty->isFloatingPointTy() && mayBeShared(C.Ptr)) {
+    markShadowAccess(*B.CreateAtomicRMW(AtomicRMWInst::FAdd, C.Ptr, C.V,
+                                        C.Alignment,
+                                        AtomicOrdering::Monotonic));
+    return;
+  }
   markShadowAccess(*B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment));
 }
 
@@ -95,6 +109,14 @@ Value *ShadowCotangents::take(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {
     return R;
   }
   insert(At, {Ptr, T, At.Size, A, /*Known=*/true, nullptr});
+  return load(B, T, Ptr, A);
+}
+
+Value *ShadowCotangents::read(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {
+  countAccess(B);
+  Place At;
+  if (Cell *Cached = find(B, Ptr, T, A, At))
+    return current(B, *Cached);
   return load(B, T, Ptr, A);
 }
 

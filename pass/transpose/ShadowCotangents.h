@@ -31,9 +31,20 @@ public:
   /// *Ptr += C, for memory aligned to \p A (as the access transposed).
   void add(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Value *C,
            llvm::Align A);
+  /// R = *Ptr, leaving it; returns R.
+  llvm::Value *read(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Type *T,
+                    llvm::Align A);
   /// R = *Ptr; *Ptr = 0; returns R.
   llvm::Value *take(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Type *T,
                     llvm::Align A);
+  /// In the reverse pass of a parallel region, threads add into the same
+  /// shadow cells (a stencil's neighbours, a shared scalar read by every
+  /// iteration): additions are written back atomically, except into the
+  /// thread's own memory, its locals and its tape \p ThreadTape.
+  void addAtomically(llvm::Value *ThreadTape) {
+    Atomic = true;
+    PrivateTape = ThreadTape;
+  }
   /// Writes every cell back to memory and forgets them: before code that
   /// reads or writes shadow memory itself, and at the end of each block.
   void flush(llvm::IRBuilderBase &B);
@@ -77,6 +88,10 @@ private:
   llvm::MapVector<llvm::Value *, CellsByOffset> Cells; ///< by base pointer
   uint64_t MaxSize = 0;  ///< of any cached cell, to find overlaps
   unsigned Accesses = 0; ///< since the last flush
+  bool Atomic = false;
+  llvm::Value *PrivateTape = nullptr;
+  /// Whether other threads may add into the cell at \p Ptr.
+  bool mayBeShared(const llvm::Value *Ptr) const;
 };
 
 } // namespace ad

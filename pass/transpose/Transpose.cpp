@@ -54,6 +54,7 @@
 #include "transpose/Transpose.h"
 #include "driver/DerivedFunctions.h"
 #include "driver/Differentiator.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/Linearity.h"
 #include "transpose/RevAliasScopes.h"
 #include "transpose/TransposeRules.h"
@@ -544,8 +545,12 @@ bool Transposer::transposeInstruction(IRBuilder<> &B, Instruction &I,
     B.setFastMathFlags(FPOp->getFastMathFlags());
   else
     B.clearFastMathFlags();
-  Value *Ct = I.getType()->isVoidTy() ? nullptr : takeCotangent(B, &I);
-  if (isSymbolicZero(I, Ct)) {
+  // An atomic add's result (the old value) is unused: what it transposes
+  // is the update of memory, which its cotangent does not scale.
+  Value *Ct = I.getType()->isVoidTy() || isa<AtomicRMWInst>(I)
+                  ? nullptr
+                  : takeCotangent(B, &I);
+  if (!isa<AtomicRMWInst>(I) && isSymbolicZero(I, Ct)) {
     LLVM_DEBUG(dbgs() << "transpose: zero cotangent, skipped" << I << '\n');
     ++NumSymbolicZeros;
     return true;
@@ -690,7 +695,8 @@ void Transposer::findSelectZeroed() {
     }
   while (!Work.empty()) {
     Instruction *I = Work.pop_back_val();
-    if (isa<CallBase>(I) || isa<LoadInst>(I) || isa<StoreInst>(I))
+    if (isa<CallBase>(I) || isa<LoadInst>(I) || isa<StoreInst>(I) ||
+        isa<AtomicRMWInst>(I))
       continue; // a call's tangents go to g.rev; loads read memory
     for (Value *Op : I->operands())
       Note(Op);
@@ -725,6 +731,8 @@ Function *Transposer::run() {
   }
   RevTape = Rev->getArg(0);
   Shadow = std::make_unique<ShadowCotangents>(Lin.getParent()->getDataLayout());
+  if (runsInParallelRegion(*getDerivedInfo(Lin)->Primal))
+    Shadow->addAtomically(RevTape);
   LLVMContext &Ctx = Lin.getContext();
   // Seeds the cotangent of the result, then enters at f.lin's return.
   BasicBlock *Entry = BasicBlock::Create(Ctx, "seed", Rev);

@@ -87,6 +87,7 @@ static const struct {
 {Instruction::ShuffleVector,  transposeShuffle},
 {Instruction::Load,           [](Instruction &, T &t) { t.shadowAdd(t.op(0), t.ct()); }},                             // *p += ct
 {Instruction::Store,          [](Instruction &I, T &t) { t.add(0, t.shadowTake(t.op(1), I.getOperand(0)->getType())); }},  // ct_v += *p; *p = 0
+{Instruction::AtomicRMW,      [](Instruction &I, T &t) { t.add(1, t.shadowRead(t.op(0), I.getOperand(1)->getType())); }},  // *p += v: ct_v += *p
 };
 
 // Linear calls other than g.lin (which the transposer turns into g.rev).

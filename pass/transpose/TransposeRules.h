@@ -64,6 +64,9 @@ public:
   void shadowAdd(llvm::Value *P, llvm::Value *C) {
     Shadow.add(B, P, C, llvm::getLoadStoreAlignment(&I));
   }
+  llvm::Value *shadowRead(llvm::Value *P, llvm::Type *T) {
+    return Shadow.read(B, P, T, llvm::cast<llvm::AtomicRMWInst>(I).getAlign());
+  }
   llvm::Value *shadowTake(llvm::Value *P, llvm::Type *T) {
     return Shadow.take(B, P, T, llvm::getLoadStoreAlignment(&I));
   }

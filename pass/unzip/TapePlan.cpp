@@ -44,6 +44,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/LLVMCompat.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
@@ -622,6 +623,10 @@ void Unzipper::finishTapeTypes() {
                       << (R.Array ? "an array element per iteration\n"
                                   : "pushed per execution\n"));
   }
+  // A parallel region's caller keeps the region object where the tape
+  // would be, and gives each thread a tape of its own (OpenMPRegions.h).
+  if (isParallelRegion(*Info.Primal))
+    Layout.addStatic(PointerType::getUnqual(Ctx));
   TapeTy->setBody(Layout.StaticFields);
   publishTapeSize(*Jvp.getParent(), TapeTy);
 }
