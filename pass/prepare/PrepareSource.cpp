@@ -7,6 +7,7 @@
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
+#include "prepare/PackedMinMaxAsm.h"
 #include "prepare/Reallocations.h"
 #include "prepare/SignBitLogic.h"
 
@@ -374,7 +375,8 @@ static Function *cloneForDifferentiation(Function &F) {
 
 /// What the stages cannot read as it is, rewritten into what they can:
 /// by-value parameters, mixed aggregates, library calls with outputs
-/// through pointers, fortified copies, reallocations.
+/// through pointers, SSE min and max as inline assembly, fortified copies,
+/// reallocations.
 static void rewriteForStages(Function &Src, Function &F,
                              const TargetLibraryInfo &TLI) {
   copyByValParameters(Src);
@@ -385,6 +387,7 @@ static void rewriteForStages(Function &Src, Function &F,
       noteCopiedMemberType(*MT);
   splitMixedAggregateAccesses(Src);
   rewriteLibmOutputs(Src, TLI);
+  rewritePackedMinMaxAsm(Src);
   unfortifyMemoryCalls(Src, TLI);
   rewriteReallocations(Src);
 }
