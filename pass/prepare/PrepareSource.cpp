@@ -9,6 +9,7 @@
 #include "prepare/LibmOutputs.h"
 #include "prepare/PackedMinMaxAsm.h"
 #include "prepare/Reallocations.h"
+#include "prepare/RoundingBarrier.h"
 #include "prepare/SignBitLogic.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -446,6 +447,9 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   Function *Src = cloneForDifferentiation(F);
   rewriteForStages(*Src, F, FAM.getResult<TargetLibraryAnalysis>(*Src));
   simplifyCopy(*Src, FAM, Optimize);
+  // Once simplification has made Eigen's masked absolute values fabs: the
+  // barrier kept the rounding from being folded until now.
+  rewriteRoundingBarriers(*Src);
   FAM.clear(*Src, Src->getName());
   bool Unwinds = false;
   if (!makeUnwindingExplicit(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src),

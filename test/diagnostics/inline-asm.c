@@ -1,5 +1,6 @@
 // Inline assembly is refused, except the SSE packed min and max Eigen
-// writes (integration/cxx_eigen_minmax.cpp), recognised by their exact
+// writes (integration/cxx_eigen_minmax.cpp) and its rounding barrier
+// (integration/rounding_barrier.c), recognised by their exact
 // text: the scalar minsd (which keeps the destination's upper lane), a
 // string holding more than the one instruction, and any other instruction
 // stay errors.
@@ -21,6 +22,15 @@ double min_then_max(double x, double y) {
   return r[0];
 }
 
+// Rounding by 2^52 behind a barrier is read as rounding only for an
+// addend that cannot be negative (integration/rounding_barrier.c): for
+// x < 0 the sum does not round to an integer.
+double signed_rounding(double x) {
+  double r = x + 4503599627370496.0;
+  __asm__("" : "+g,x"(r));
+  return r - 4503599627370496.0;
+}
+
 double other(double x) {
   __asm__("addsd %1, %0" : "+x"(x) : "x"(x));
   return x;
@@ -33,5 +43,7 @@ double use(double x, double y) {
   double b = __ad_gradient(min_then_max, x, AD_CONST, y);
   // CHECK: inline-asm.c:[[@LINE+1]]:14: error: cannot differentiate inline assembly
   double c = __ad_derivative(other, x, 1.0);
-  return a + b + c;
+  // CHECK: inline-asm.c:[[@LINE+1]]:14: error: cannot differentiate inline assembly
+  double d = __ad_gradient(signed_rounding, x);
+  return a + b + c + d;
 }
