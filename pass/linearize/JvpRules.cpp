@@ -18,7 +18,6 @@
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Module.h"
 #include <cmath>
 #include <limits>
@@ -223,12 +222,6 @@ static const JvpRule Rules[] = {
 {"rint",      true,  0, Intrinsic::rint,      {[](D &d) { return d.zero(); }}},
 {"nearbyint", true,  0, Intrinsic::nearbyint, {[](D &d) { return d.zero(); }}},
 {"roundeven", true,  0, Intrinsic::roundeven, {[](D &d) { return d.zero(); }}},
-// SSE4.1's and AVX's packed rounding (_mm_floor_pd, Eigen's pfloor): every
-// rounding mode the immediate picks is piecewise constant.
-{"roundpd",   false, 0, Intrinsic::x86_sse41_round_pd,     {[](D &d) { return d.zero(); }}},
-{"roundps",   false, 0, Intrinsic::x86_sse41_round_ps,     {[](D &d) { return d.zero(); }}},
-{"vroundpd",  false, 0, Intrinsic::x86_avx_round_pd_256,   {[](D &d) { return d.zero(); }}},
-{"vroundps",  false, 0, Intrinsic::x86_avx_round_ps_256,   {[](D &d) { return d.zero(); }}},
 {"ldexp",     true,  0, Intrinsic::ldexp,     {timesTwoToN}},
 {"scalbn",    true,  0, NoIntrinsic,          {timesTwoToN}},
 };

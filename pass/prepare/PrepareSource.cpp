@@ -8,6 +8,7 @@
 #include "prepare/ForwardLoads.h"
 #include "prepare/LibmOutputs.h"
 #include "prepare/PackedMinMaxAsm.h"
+#include "prepare/PackedRounding.h"
 #include "prepare/Reallocations.h"
 #include "prepare/RoundingBarrier.h"
 #include "prepare/SignBitLogic.h"
@@ -376,8 +377,8 @@ static Function *cloneForDifferentiation(Function &F) {
 
 /// What the stages cannot read as it is, rewritten into what they can:
 /// by-value parameters, mixed aggregates, library calls with outputs
-/// through pointers, SSE min and max as inline assembly, fortified copies,
-/// reallocations.
+/// through pointers, SSE min and max as inline assembly, SSE4.1 rounding,
+/// fortified copies, reallocations.
 static void rewriteForStages(Function &Src, Function &F,
                              const TargetLibraryInfo &TLI) {
   copyByValParameters(Src);
@@ -389,6 +390,7 @@ static void rewriteForStages(Function &Src, Function &F,
   splitMixedAggregateAccesses(Src);
   rewriteLibmOutputs(Src, TLI);
   rewritePackedMinMaxAsm(Src);
+  rewritePackedRounding(Src);
   unfortifyMemoryCalls(Src, TLI);
   rewriteReallocations(Src);
 }

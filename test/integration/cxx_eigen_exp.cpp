@@ -2,8 +2,8 @@
 // floats. Without SSE4.1 Eigen rounds with 2^52 (2^23) behind an inline
 // assembly barrier (RoundingBarrier.cpp) and clamps with its minpd/maxpd
 // assembly (PackedMinMaxAsm.cpp); with SSE4.1 or AVX it rounds with
-// llvm.x86.sse41.round.pd / llvm.x86.avx.round.pd.256 (derivative 0). All
-// were compile errors. With AVX at -O0 the tape keeps 32-byte vectors in
+// llvm.x86.sse41.round.pd / llvm.x86.avx.round.pd.256, which are the
+// generic llvm.floor and kin (PackedRounding.cpp). All were compile errors. With AVX at -O0 the tape keeps 32-byte vectors in
 // records that are 16-byte aligned: their accesses are aligned to 16 now
 // (they crashed). At -O0 without SSE4.1 the rounding's two additions are
 // calls of their own, which the barrier separates: still an error
