@@ -6,10 +6,12 @@
 #include "ir/ShadowMemory.h"
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
+#include "prepare/IntegerAlignedAddresses.h"
 #include "prepare/LibmOutputs.h"
 #include "prepare/PackedMinMaxAsm.h"
 #include "prepare/PackedRounding.h"
 #include "prepare/Reallocations.h"
+#include "prepare/ReferenceChoices.h"
 #include "prepare/RoundingBarrier.h"
 #include "prepare/SignBitLogic.h"
 
@@ -378,7 +380,8 @@ static Function *cloneForDifferentiation(Function &F) {
 /// What the stages cannot read as it is, rewritten into what they can:
 /// by-value parameters, mixed aggregates, library calls with outputs
 /// through pointers, SSE min and max as inline assembly, SSE4.1 rounding,
-/// fortified copies, reallocations.
+/// addresses aligned as integers, std::max of references, fortified
+/// copies, reallocations.
 static void rewriteForStages(Function &Src, Function &F,
                              const TargetLibraryInfo &TLI) {
   copyByValParameters(Src);
@@ -391,6 +394,8 @@ static void rewriteForStages(Function &Src, Function &F,
   rewriteLibmOutputs(Src, TLI);
   rewritePackedMinMaxAsm(Src);
   rewritePackedRounding(Src);
+  rewriteIntegerAlignedAddresses(Src);
+  inlineReferenceChoices(Src);
   unfortifyMemoryCalls(Src, TLI);
   rewriteReallocations(Src);
 }
@@ -420,9 +425,9 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
   // Shuffles of float bits as integer lanes (Eigen's SSE2 broadcast
   // shuffles <4 x i32> halves of doubles) become shuffles of the floats,
   // which have derivatives; EarlyCSE and InstCombine then load the doubles
-  // as doubles. The optimiser would do the same only after this pass.
-  if (Optimize)
-    FPM.addPass(VectorCombinePass());
+  // as doubles. The optimiser would do the same only after this pass, and
+  // not at all at -O0, where pbroadcast4 is a function of its own.
+  FPM.addPass(VectorCombinePass());
   FPM.addPass(EarlyCSEPass());
   // Sign flips and absolute values as integer masks (SignBitLogic.h), once
   // EarlyCSE has folded the masks' casts into constants; InstSimplify then
