@@ -528,7 +528,7 @@ private:
   // uses, asked once per active store or call that reaches it (every
   // v[i] = ... of a local vector), so remembered.
   DenseMap<const AllocaInst *, bool> FilledByCallees;
-  DenseMap<const Function *, bool> AllocatingHelpers;
+  mutable DenseMap<const Function *, bool> AllocatingHelpers;
   SmallPtrSet<const CallBase *, 4> ReturnedCalls;
 };
 
@@ -686,8 +686,14 @@ bool ActivityPropagation::callResultNeedsShadow(const CallBase &CB) const {
                          isStoredWhereShadowsAreKept(CB, Info);
   bool Returned =
       ReturnedCalls.count(&CB) && differentiatedFromBody(Callee, Rules);
+  // Storage from an allocating helper chosen in place of memory with
+  // shadows (Eigen's aligned_malloc for a GEMM block, when the caller gave
+  // no buffer, at -O0): the choice needs the shadows of both.
+  bool ChosenWithShadows =
+      differentiatedFromBody(Callee, Rules) && chosenWithShadowedPointer(CB) &&
+      returnsAllocatedMemory(*Callee, /*Depth=*/3, AllocatingHelpers);
   return Globals.mayTouchActive(CB) || GivenActiveMemory || KeptWithShadows ||
-         Returned || mayCallAllocator(CB);
+         Returned || ChosenWithShadows || mayCallAllocator(CB);
 }
 
 /// Where \p I puts active data through pointers without a shadow: the

@@ -7,9 +7,14 @@
 #include "ir/ShadowMemory.h"
 #include "prepare/Activity.h"
 #include "prepare/ForwardLoads.h"
+#include "prepare/IntegerAlignedAddresses.h"
 #include "prepare/LibmOutputs.h"
 #include "prepare/OpenMPRegionSource.h"
+#include "prepare/PackedMinMaxAsm.h"
+#include "prepare/PackedRounding.h"
 #include "prepare/Reallocations.h"
+#include "prepare/ReferenceChoices.h"
+#include "prepare/RoundingBarrier.h"
 #include "prepare/SignBitLogic.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -385,7 +390,9 @@ static Function *cloneForDifferentiation(Function &F) {
 
 /// What the stages cannot read as it is, rewritten into what they can:
 /// by-value parameters, mixed aggregates, library calls with outputs
-/// through pointers, fortified copies, reallocations.
+/// through pointers, SSE min and max as inline assembly, SSE4.1 rounding,
+/// addresses aligned as integers, std::max of references, fortified
+/// copies, reallocations.
 static void rewriteForStages(Function &Src, Function &F,
                              const TargetLibraryInfo &TLI) {
   copyByValParameters(Src);
@@ -396,6 +403,10 @@ static void rewriteForStages(Function &Src, Function &F,
       noteCopiedMemberType(*MT);
   splitMixedAggregateAccesses(Src);
   rewriteLibmOutputs(Src, TLI);
+  rewritePackedMinMaxAsm(Src);
+  rewritePackedRounding(Src);
+  rewriteIntegerAlignedAddresses(Src);
+  inlineReferenceChoices(Src);
   unfortifyMemoryCalls(Src, TLI);
   rewriteReallocations(Src);
 }
@@ -425,9 +436,9 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
   // Shuffles of float bits as integer lanes (Eigen's SSE2 broadcast
   // shuffles <4 x i32> halves of doubles) become shuffles of the floats,
   // which have derivatives; EarlyCSE and InstCombine then load the doubles
-  // as doubles. The optimiser would do the same only after this pass.
-  if (Optimize)
-    FPM.addPass(VectorCombinePass());
+  // as doubles. The optimiser would do the same only after this pass, and
+  // not at all at -O0, where pbroadcast4 is a function of its own.
+  FPM.addPass(VectorCombinePass());
   FPM.addPass(EarlyCSEPass());
   // Sign flips and absolute values as integer masks (SignBitLogic.h), once
   // EarlyCSE has folded the masks' casts into constants; InstSimplify then
@@ -449,19 +460,34 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
   forwardLoadsInBlocks(Src, FAM.getResult<TargetLibraryAnalysis>(Src));
 }
 
+/// OpenMP in the copy \p Src of \p F: reductions take the atomic path, a
+/// region serialized by its if clause is forked on a team of one, and the
+/// scheduling calls' out-parameters and, inside a region, math calls are
+/// marked as what the derived code may assume (OpenMPRegionSource.h).
+static bool prepareParallelRegions(Function &Src, Function &F,
+                                   FunctionAnalysisManager &FAM,
+                                   Diagnostics &Diags) {
+  if (!combineReductionsAtomically(Src, Diags) ||
+      !forkSerializedRegions(Src, Diags))
+    return false;
+  markSchedulingOutParameters(Src);
+  if (runsInParallelRegion(F))
+    markMathCallsPure(Src, FAM.getResult<TargetLibraryAnalysis>(Src));
+  return true;
+}
+
 Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
                         Diagnostics &Diags, bool Optimize) {
   Function *Src = cloneForDifferentiation(F);
-  if (!combineReductionsAtomically(*Src, Diags) ||
-      !forkSerializedRegions(*Src, Diags)) {
+  if (!prepareParallelRegions(*Src, F, FAM, Diags)) {
     Src->eraseFromParent();
     return nullptr;
   }
-  markSchedulingOutParameters(*Src);
-  if (runsInParallelRegion(F))
-    markMathCallsPure(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src));
   rewriteForStages(*Src, F, FAM.getResult<TargetLibraryAnalysis>(*Src));
   simplifyCopy(*Src, FAM, Optimize);
+  // Once simplification has made Eigen's masked absolute values fabs: the
+  // barrier kept the rounding from being folded until now.
+  rewriteRoundingBarriers(*Src);
   FAM.clear(*Src, Src->getName());
   bool Unwinds = false;
   if (!makeUnwindingExplicit(*Src, FAM.getResult<TargetLibraryAnalysis>(*Src),

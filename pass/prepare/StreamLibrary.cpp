@@ -31,6 +31,10 @@ static constexpr StringLiteral StreamClasses[] = {
     "std::__cxx11::basic_stringbuf<",
     "std::__cxx11::basic_string<",
     "std::locale",
+    // The strings' allocators, empty classes, whose constructors and
+    // destructors libstdc++ defines in the shared library.
+    "std::allocator<char>",
+    "std::allocator<wchar_t>",
 };
 
 /// Free functions of namespace std that take a stream: `<<` and `>>` of

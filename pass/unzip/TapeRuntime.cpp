@@ -3,7 +3,9 @@
 #include "driver/DerivedFunctions.h"
 #include "ir/Linearity.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 
 using namespace llvm;
@@ -33,6 +35,38 @@ static std::string levelFunctionName(TapeOp Op) {
 static unsigned tapeLevel(IRBuilderBase &B) {
   auto Info = getDerivedInfo(*B.GetInsertBlock()->getParent());
   return Info ? Info->Act.level() : 0;
+}
+
+/// Whether \p V is the tape \p TapePtr or a record the runtime returned.
+static bool isTapeMemory(const Value *V, const Value *TapePtr) {
+  if (V == TapePtr)
+    return true;
+  const auto *CB = dyn_cast<CallBase>(V);
+  const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  if (!Callee)
+    return false;
+  StringRef Name = Callee->getName();
+  return llvm::any_of(
+      std::initializer_list<TapeOp>{TapeOp::Push, TapeOp::Read, TapeOp::Pop},
+      [&](TapeOp Op) { return Name.starts_with(tapeFunctionName(Op)); });
+}
+
+void capTapeAccessAlignment(Function &F, Value *TapePtr) {
+  for (Instruction &I : instructions(F)) {
+    Value *Ptr = getLoadStorePointerOperand(&I);
+    if (!Ptr || getLoadStoreAlignment(&I).value() <= TapeAlignment)
+      continue;
+    SmallVector<const Value *, 4> Objects;
+    getUnderlyingObjects(Ptr, Objects);
+    if (llvm::any_of(Objects, [&](const Value *O) {
+          return isTapeMemory(O, TapePtr);
+        })) {
+      if (auto *LI = dyn_cast<LoadInst>(&I))
+        LI->setAlignment(Align(TapeAlignment));
+      else
+        cast<StoreInst>(I).setAlignment(Align(TapeAlignment));
+    }
+  }
 }
 
 static void setTapeFunctionAttributes(FunctionCallee FC, LLVMContext &Ctx) {

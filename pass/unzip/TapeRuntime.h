@@ -27,6 +27,12 @@ inline bool isAlignedBeyondTape(const llvm::AllocaInst &AI) {
   return AI.getAlign().value() > TapeAlignment;
 }
 
+/// Caps at TapeAlignment the alignment of \p F's loads and stores of the
+/// tape \p TapePtr and of the records the runtime returns: a residual
+/// vector of 32 bytes (AVX) has that ABI alignment in the tape's type, but
+/// records and the tapes of callees kept in them start at 16 bytes.
+void capTapeAccessAlignment(llvm::Function &F, llvm::Value *TapePtr);
+
 enum class TapeOp { Push, Read, Pop };
 
 /// Emits the runtime call for \p Op on a record of type \p RecordTy and

@@ -144,6 +144,8 @@ std::optional<Unzipped> Unzipper::run() {
   // f.lin first: it reads f.jvp, whose body f.fwd may take over.
   buildLin(Lin);
   buildFwd(Fwd);
+  capTapeAccessAlignment(*Fwd, Fwd->getArg(Fwd->arg_size() - 1));
+  capTapeAccessAlignment(*Lin, Lin->getArg(0));
   retargetShadowsToReverse(*Fwd, Info.Act.level());
   if (!D.verifyLinearity(*Fwd) || !D.verifyLinearity(*Lin))
     return std::nullopt;

@@ -4,9 +4,11 @@
 ; does not, so the tangent would be lost: an error, whether the bits come
 ; from an active value through a chain of integer bitcasts (as -O0 leaves
 ; _mm_castpd_si128 then _mm_shuffle_epi32) or from memory with derivatives
-; loaded as <4 x i32>. Before, both compiled with a zero tangent. (At -O1
-; and above the prepared copy turns such shuffles into shuffles of
-; doubles first: test/pipeline/float-bit-lanes-prepare.ll.)
+; loaded as <4 x i32>. Before, both compiled with a zero tangent. (The
+; prepared copy turns shuffles that move whole doubles into shuffles of
+; doubles first, at every level: test/pipeline/float-bit-lanes-prepare.ll.
+; These swap the two halves of each double, which no shuffle of doubles
+; does.)
 ; RUN: split-file %s %t
 ; RUN: not %opt -passes=ad-linearize %t/chain.ll -disable-output 2>&1 | FileCheck %s --check-prefix=CHAIN
 ; RUN: not %opt -passes=ad-linearize %t/loaded.ll -disable-output 2>&1 | FileCheck %s --check-prefix=LOADED
@@ -26,7 +28,7 @@ define double @f(ptr %p) {
   %v = load <2 x double>, ptr %p, align 16
   %b64 = bitcast <2 x double> %v to <2 x i64>
   %b32 = bitcast <2 x i64> %b64 to <4 x i32>
-  %s = shufflevector <4 x i32> %b32, <4 x i32> poison, <4 x i32> <i32 2, i32 3, i32 2, i32 3>
+  %s = shufflevector <4 x i32> %b32, <4 x i32> poison, <4 x i32> <i32 1, i32 0, i32 3, i32 2>
   %s64 = bitcast <4 x i32> %s to <2 x i64>
   %hi = bitcast <2 x i64> %s64 to <2 x double>
   %m = fmul <2 x double> %hi, %v
@@ -44,7 +46,7 @@ declare double @__ad_gradient(ptr, ...)
 
 define double @f(ptr %p) {
   %v = load <4 x i32>, ptr %p, align 16
-  %s = shufflevector <4 x i32> %v, <4 x i32> poison, <4 x i32> <i32 2, i32 3, i32 2, i32 3>
+  %s = shufflevector <4 x i32> %v, <4 x i32> poison, <4 x i32> <i32 1, i32 0, i32 3, i32 2>
   %hi = bitcast <4 x i32> %s to <2 x double>
   %r = extractelement <2 x double> %hi, i64 0
   ret double %r

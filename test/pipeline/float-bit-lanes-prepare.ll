@@ -2,8 +2,9 @@
 ; together (Eigen's SSE2 broadcast in its matrix-product kernel, at -O1
 ; and above): the prepared copy makes them a load of doubles and a shuffle
 ; of doubles (VectorCombine, then EarlyCSE and InstCombine), which have
-; derivatives. At -O0 the copy is not optimised and the shuffle of halves
-; stays an error (test/linearize/float-bit-lanes.ll), never a lost tangent.
+; derivatives. At -O0 the shuffle becomes one of doubles too, but without
+; InstCombine the doubles are still loaded as integers: an error
+; (test/linearize/float-bit-lanes.ll), never a lost tangent.
 ; RUN: %opt -passes='ad<O2>' %s -S | FileCheck %s
 ; RUN: not %opt -passes='ad<O0>' %s -S -o /dev/null 2>&1 | FileCheck %s --check-prefix=O0
 
