@@ -189,28 +189,55 @@ extern "C" void __ad_undifferentiable_target(const char *Name) {
                Name);
 }
 
-/// A pointer derived code loaded from memory with a shadow, \p Shadow next
-/// to it, must lead into \p Global (used by name by the derived code) only
-/// with the global's own shadow \p Own at the same place, or not at all
-/// when \p Own is null (NamedGlobalChecks.cpp in the pass).
-extern "C" void __ad_check_pointer_into_global(const void *P,
-                                               const void *Shadow,
-                                               const void *Global, size_t Bytes,
-                                               const void *Own,
-                                               const char *Name) {
+/// The globals a request's derived code uses by name, as the request
+/// passes them: null-terminated (NamedGlobalChecks.cpp in the pass).
+struct NamedGlobal {
+  const char *Base;  ///< the global
+  size_t Bytes;      ///< its size
+  const char *Own;   ///< its shadow in the derived code, or null (constant)
+  const char *Name;  ///< for the message
+};
+
+/// The table of the request running at each nesting level, on this thread,
+/// and the last one any thread set: what the threads of a parallel region
+/// in the derived code, which set none, go by.
+static constexpr unsigned NamedLevels = 8;
+static thread_local const NamedGlobal *ThreadNamed[NamedLevels];
+static const NamedGlobal *LastNamed[NamedLevels];
+
+extern "C" void __ad_named_globals_set(unsigned Level,
+                                       const NamedGlobal *Table) {
+  Level = Level < NamedLevels ? Level : NamedLevels - 1;
+  ThreadNamed[Level] = Table;
+  __atomic_store_n(&LastNamed[Level], Table, __ATOMIC_RELEASE);
+}
+
+/// A pointer derived code of nesting \p Level loaded from memory with a
+/// shadow, \p Shadow next to it, must lead into a global of the request's
+/// table only with the global's own shadow at the same place, and into one
+/// the derived code reads as constant data not at all.
+extern "C" void __ad_check_pointer_into_global(unsigned Level, const void *P,
+                                               const void *Shadow) {
+  Level = Level < NamedLevels ? Level : NamedLevels - 1;
+  const NamedGlobal *T = ThreadNamed[Level];
+  if (!T)
+    T = __atomic_load_n(&LastNamed[Level], __ATOMIC_ACQUIRE);
   auto A = reinterpret_cast<uintptr_t>(P);
-  auto G = reinterpret_cast<uintptr_t>(Global);
-  if (A < G || A - G >= Bytes)
-    return;
-  if (Own && reinterpret_cast<uintptr_t>(Shadow) ==
-                 reinterpret_cast<uintptr_t>(Own) + (A - G))
-    return;
-  __adrt_fatal("a pointer the differentiated code reads from memory points "
-               "into the global variable '%s', which the differentiated code "
-               "also uses by name: that memory would have two derivatives, "
-               "and the derivative would be wrong (not supported; pass a "
-               "copy of the global, or use it only through pointers)",
-               Name);
+  for (; T && T->Base; ++T) {
+    auto G = reinterpret_cast<uintptr_t>(T->Base);
+    if (A < G || A - G >= T->Bytes)
+      continue;
+    if (T->Own && reinterpret_cast<uintptr_t>(Shadow) ==
+                      reinterpret_cast<uintptr_t>(T->Own) + (A - G))
+      return;
+    __adrt_fatal("a pointer the differentiated code reads from memory points "
+                 "into the global variable '%s', which the differentiated "
+                 "code also uses by name: that memory would have two "
+                 "derivatives, and the derivative would be wrong (not "
+                 "supported; pass a copy of the global, or use it only "
+                 "through pointers)",
+                 T->Name);
+  }
 }
 
 /// A pointer argument with a shadow that points into a global the

@@ -8,8 +8,10 @@
 #include "driver/TapeRemarks.h"
 #include "driver/UnwindingRequests.h"
 #include "ir/ExplicitUnwinding.h"
+#include "prepare/GlobalShadows.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
+#include "prepare/GlobalShadows.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -252,6 +254,48 @@ static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
   return Offsets;
 }
 
+/// Tells the runtime which of \p Globals, used by name by the \p Derived
+/// functions of \p R, the pointers they load must not lead into, and with
+/// which shadows they may (NamedGlobalChecks.cpp): a constant table of
+/// {global, bytes, its shadow or null, name}, ended by a null global. Only
+/// where derived code checks pointers at all.
+static void nameGlobalsForChecks(IRBuilder<> &B, const Request &R,
+                                 ArrayRef<GlobalVariable *> Globals,
+                                 ArrayRef<Function *> Derived,
+                                 Differentiator &D) {
+  Module &M = D.module();
+  if (!M.getFunction(PointerIntoGlobalCheckFn))
+    return;
+  LLVMContext &Ctx = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  Type *Ptr = PointerType::getUnqual(Ctx);
+  Type *SizeTy = DL.getIntPtrType(Ctx);
+  auto *EntryTy = StructType::get(Ctx, {Ptr, SizeTy, Ptr, Ptr});
+  DenseMap<GlobalVariable *, GlobalVariable *> ShadowOf;
+  for (GlobalVariable *S : globalShadowsUsedBy(Derived, D))
+    if (GlobalVariable *G = D.globals().primalOf(S))
+      ShadowOf[G] = S;
+  SmallVector<Constant *, 4> Entries;
+  for (GlobalVariable *G : Globals) {
+    Constant *Own = ShadowOf.lookup(G);
+    Entries.push_back(ConstantStruct::get(
+        EntryTy, {G,
+                  ConstantInt::get(
+                      SizeTy, std::max<uint64_t>(
+                                  DL.getTypeAllocSize(G->getValueType()), 1)),
+                  Own ? Own : ConstantPointerNull::get(cast<PointerType>(Ptr)),
+                  B.CreateGlobalString(G->getName(), "ad.global.name")}));
+  }
+  Entries.push_back(Constant::getNullValue(EntryTy));
+  auto *TableTy = ArrayType::get(EntryTy, Entries.size());
+  auto *Table = new GlobalVariable(
+      M, TableTy, /*isConstant=*/true, GlobalValue::PrivateLinkage,
+      ConstantArray::get(TableTy, Entries), "ad.named.globals");
+  B.CreateCall(M.getOrInsertFunction(NamedGlobalsSetFn, B.getVoidTy(),
+                                     B.getInt32Ty(), Ptr),
+               {B.getInt32(R.Act.level()), Table});
+}
+
 /// A pointer argument with a shadow that points into a global the derived
 /// code uses by name would give that memory two derivatives: a wrong one.
 /// A global whose shadow the derived code keeps itself (x == G in f(x)
@@ -268,6 +312,7 @@ void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
   SmallSetVector<GlobalVariable *, 4> Globals;
   for (Function *F : Derived)
     Globals.set_union(D.globals().dataUsedByNameFrom(*F));
+  nameGlobalsForChecks(B, R, Globals.getArrayRef(), Derived, D);
   if (Globals.empty())
     return;
   Module &M = D.module();

@@ -10,11 +10,14 @@
 // every other pointer the derived code loads from memory with a shadow, at
 // run time, where it is loaded: into such a global it must come with that
 // global's own shadow at the same place, which is what the derived code
-// stores when it takes the global's address itself.
+// stores when it takes the global's address itself. Derived functions are
+// shared by requests that use different globals by name, so each request
+// tells the runtime its own when it starts.
 //
 //===----------------------------------------------------------------------===//
 #include "LinearizeImpl.h"
 #include "driver/Differentiator.h"
+#include "prepare/GlobalShadows.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -45,46 +48,32 @@ pointerParts(IRBuilderBase &B, Value *V, Value *S) {
   return Parts;
 }
 
-/// \p G's name as a C string, one per module.
-static Constant *nameOf(IRBuilderBase &B, GlobalVariable &G) {
-  Module &M = *G.getParent();
-  std::string Name = ("ad.global.name." + G.getName()).str();
-  if (GlobalVariable *S = M.getNamedGlobal(Name))
-    return S;
-  return B.CreateGlobalString(G.getName(), Name, 0, &M);
-}
-
 void Linearizer::checkLoadedPointer(LoadInst &LI, LoadInst &ShadowLoad) {
-  ArrayRef<GlobalVariable *> Named = D.globals().dataUsedByNameInReach();
-  if (Named.empty())
+  // No request that reaches this code uses such a global by name.
+  if (D.globals().dataUsedByNameInReach().empty())
+    return;
+  // A pointer variable's own slot (every one at -O0) holds what this
+  // function stored there: an argument, checked by its caller or the
+  // request, or a pointer checked where it was loaded.
+  if (auto *Slot = dyn_cast<AllocaInst>(LI.getPointerOperand());
+      Slot && Slot->getAllocatedType()->isPointerTy())
     return;
   Module &M = *LI.getModule();
-  const DataLayout &DL = M.getDataLayout();
   IRBuilder<> B(ShadowLoad.getNextNode());
   Type *Ptr = B.getPtrTy();
-  Type *SizeTy = DL.getIntPtrType(M.getContext());
   FunctionCallee Check = M.getOrInsertFunction(
-      "__ad_check_pointer_into_global",
-      FunctionType::get(B.getVoidTy(), {Ptr, Ptr, Ptr, SizeTy, Ptr, Ptr},
-                        false));
+      PointerIntoGlobalCheckFn,
+      FunctionType::get(B.getVoidTy(), {B.getInt32Ty(), Ptr, Ptr}, false));
   if (auto *F = dyn_cast<Function>(Check.getCallee())) {
     // It reads and writes nothing the program can see: loads around it
     // stay where the optimiser wants them.
     F->setOnlyAccessesInaccessibleMemory();
     F->setDoesNotThrow();
   }
+  // Which globals, and their shadows, only the request knows: it names
+  // them for its nesting level when it starts (MarkerLowering.cpp).
   for (auto [P, S] : pointerParts(B, &LI, &ShadowLoad))
-    for (GlobalVariable *G : Named) {
-      // Without a shadow global, the code reads G as constant data: no
-      // pointer with a shadow may lead there.
-      Constant *Own = D.globals().isShadowed(G)
-                          ? D.globals().shadowOf(G)
-                          : ConstantPointerNull::get(B.getPtrTy());
-      uint64_t Bytes =
-          std::max<uint64_t>(DL.getTypeAllocSize(G->getValueType()), 1);
-      B.CreateCall(Check, {P, S, G, ConstantInt::get(SizeTy, Bytes), Own,
-                           nameOf(B, *G)});
-    }
+    B.CreateCall(Check, {B.getInt32(Act.level()), P, S});
 }
 
 } // namespace ad

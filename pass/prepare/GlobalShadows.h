@@ -166,6 +166,14 @@ private:
   llvm::DenseMap<const llvm::GlobalVariable *, unsigned> ShadowLevel;
 };
 
+/// The run-time check derived code makes of a pointer it loads against
+/// the globals its request uses by name (NamedGlobalChecks.cpp), and the
+/// call by which each request names them.
+inline constexpr llvm::StringLiteral PointerIntoGlobalCheckFn =
+    "__ad_check_pointer_into_global";
+inline constexpr llvm::StringLiteral NamedGlobalsSetFn =
+    "__ad_named_globals_set";
+
 /// The global variable a constant address points into (through constant
 /// GEPs and casts), or null.
 const llvm::GlobalVariable *globalBaseOf(const llvm::Value *P);

@@ -9,7 +9,9 @@
 // constant data).
 // It must not stop when the derived code stored the address itself (-DOWN,
 // &G kept in a local node, its shadow G's own) or when the list does not
-// reach G (the copy runs first in every case).
+// reach G (the copy runs first in every case), nor when the request that
+// passes the global in through memory is not the one that uses it by name
+// (-DSHARED: both call the same function, which loads the pointer).
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && not --crash %t.O0 2>&1 | FileCheck %s
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && not --crash %t.O2 2>&1 | FileCheck %s
 // RUN: %adcc -O0 -DFORWARD %s -o %t.F0 %adlibs && not --crash %t.F0 2>&1 | FileCheck %s
@@ -19,6 +21,8 @@
 // RUN: %adcc -O0 -DOWN %s -o %t.W0 %adlibs && %t.W0
 // RUN: %adcc -O1 -DOWN %s -o %t.W1 %adlibs && %t.W1
 // RUN: %adcc -O2 -DOWN %s -o %t.W2 %adlibs && %t.W2
+// RUN: %adcc -O0 -DSHARED %s -o %t.S0 %adlibs && %t.S0
+// RUN: %adcc -O2 -DSHARED %s -o %t.S2 %adlibs && %t.S2
 // CHECK: {{^[0-9]+}} checks passed
 // CHECK: ADPass runtime: a pointer the differentiated code reads from memory points into the global variable 'G', which the differentiated code also uses by name
 // CHECK-NOT: aliased:
@@ -34,7 +38,47 @@ typedef struct Node {
   struct Node *next;
 } Node;
 
-#if defined(OWN)
+#if defined(SHARED)
+typedef struct {
+  double *p;
+  int n;
+} View;
+double W[3] = {0.5, -1.5, 2};
+
+// loads v->p: the pointer the checks look at
+__attribute__((noinline)) double sumsq_view(const View *v) {
+  double s = 0;
+  for (int i = 0; i < v->n; ++i)
+    s += v->p[i] * v->p[i];
+  return s;
+}
+
+// writes W by name and passes it through a View: W[2] = t, so
+// f = W0^2 + W1^2 + t^2 + t W1 and df/dt = 2 t + W1
+double named(double t) {
+  W[2] = t;
+  View v;
+  v.p = W;
+  v.n = 3;
+  return sumsq_view(&v) + t * W[1];
+}
+
+int main(void) {
+  double dW[3] = {0};
+  View v = {W, 3}, dv = {dW, 3};
+  __ad_gradient(sumsq_view, &v, &dv); // W passed in, not used by name here
+  for (int i = 0; i < 3; ++i)
+    ad_deriv(ad_fmt("view d/dW%d", i), dW[i], 2 * W[i],
+             AD_FD(W[i], sumsq_view(&v)), AD_TOL_D);
+  double t = 0.8, w2 = W[2];
+  double fd = AD_FD(t, named(t));
+  ad_deriv("named forward d/dt", __ad_derivative(named, t, 1.0), 2 * t + W[1],
+           fd, AD_TOL_D);
+  ad_deriv("named d/dt", __ad_gradient(named, t), 2 * t + W[1], fd, AD_TOL_D);
+  W[2] = w2;
+  return ad_finish();
+}
+#elif defined(OWN)
 double G[2];
 
 // G[0] = 3 a, and a local node aimed at G: f = a^2 + (3a)^2 + (3a)^2
