@@ -1,6 +1,7 @@
 //===- Activity.cpp - argument activity and varied values -----------------===//
 #include "prepare/Activity.h"
 #include "driver/CustomRules.h"
+#include "driver/OpenMPRegions.h"
 #include "prepare/GlobalShadows.h"
 #include "prepare/StreamLibrary.h"
 #include "unzip/TapeRuntime.h"
@@ -263,6 +264,26 @@ static bool isStreamLibraryCall(const CallBase &CB) {
   return F && isStreamLibraryFunction(*F);
 }
 
+/// Whether the call \p CB may write, through its argument \p ArgNo, into
+/// the memory that argument points to (a pointer stored by a callee into a
+/// local it was given: an out-parameter). Not when the callee, or for an
+/// OpenMP fork the region it runs, only reads through that parameter and
+/// keeps no copy of it (readonly and nocapture, as FunctionAttrs finds from
+/// -O1: a region reaches its shared pointer variables so).
+static bool mayWriteThroughArgument(const CallBase &CB, unsigned ArgNo) {
+  const Function *Callee = CB.getCalledFunction();
+  if (Callee && isOpenMPFork(*Callee)) {
+    // __kmpc_fork_call(loc, n, region, shared...) runs
+    // region(gtid, btid, shared...).
+    auto *Region = dyn_cast<Function>(CB.getArgOperand(2)->stripPointerCasts());
+    if (!Region || ArgNo < 3 || ArgNo - 1 >= Region->arg_size())
+      return true;
+    const Argument *Param = Region->getArg(ArgNo - 1);
+    return !(Param->onlyReadsMemory() && Param->hasNoCaptureAttr());
+  }
+  return !(CB.onlyReadsMemory(ArgNo) && CB.doesNotCapture(ArgNo));
+}
+
 bool allPointersStoredInto(
     const AllocaInst &AI,
     function_ref<bool(const Value *P, bool PassedToCall)> Accept) {
@@ -287,6 +308,11 @@ bool allPointersStoredInto(
       } else if (auto *CB = dyn_cast<CallBase>(U)) {
         // The stream library keeps no pointer it is given (`s >> x`).
         if (isStreamLibraryCall(*CB))
+          continue;
+        if (llvm::none_of(CB->args(), [&](const Use &Arg) {
+              return Arg.get() == V &&
+                     mayWriteThroughArgument(*CB, Arg.getOperandNo());
+            }))
           continue;
         for (const Use &Arg : CB->args())
           if (Arg.get() != V && Arg->getType()->isPointerTy() &&
