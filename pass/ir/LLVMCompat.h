@@ -10,6 +10,7 @@
 #define ADPASS_LLVMCOMPAT_H
 
 #include "llvm/Config/llvm-config.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/OptimizationLevel.h"
@@ -76,6 +77,17 @@ inline llvm::SCEVExpander makeSCEVExpander(llvm::ScalarEvolution &SE,
   return llvm::SCEVExpander(SE, Name);
 #else
   return llvm::SCEVExpander(SE, SE.getDataLayout(), Name);
+#endif
+}
+
+/// Marks call argument \p ArgNo of \p CB as not captured: the `nocapture`
+/// attribute, `captures(none)` from LLVM 21.
+inline void addNoCaptureParamAttr(llvm::CallBase &CB, unsigned ArgNo) {
+#if LLVM_VERSION_MAJOR >= 21
+  CB.addParamAttr(ArgNo, llvm::Attribute::getWithCaptureInfo(
+                             CB.getContext(), llvm::CaptureInfo::none()));
+#else
+  CB.addParamAttr(ArgNo, llvm::Attribute::NoCapture);
 #endif
 }
 

@@ -1,6 +1,7 @@
 //===- OpenMPRegionSource.cpp - the copy of a parallel region -------------===//
 #include "prepare/OpenMPRegionSource.h"
 #include "driver/Diagnostics.h"
+#include "ir/LLVMCompat.h"
 #include "linearize/JvpRules.h"
 
 #include "llvm/IR/Constants.h"
@@ -124,7 +125,7 @@ void markSchedulingOutParameters(Function &F) {
       continue;
     for (unsigned K = 0; K < CB->arg_size(); ++K)
       if (CB->getArgOperand(K)->getType()->isPointerTy())
-        CB->addParamAttr(K, Attribute::NoCapture);
+        addNoCaptureParamAttr(*CB, K);
   }
 }
 
