@@ -9,6 +9,7 @@
 #ifndef ADPASS_LLVMCOMPAT_H
 #define ADPASS_LLVMCOMPAT_H
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
@@ -88,6 +89,17 @@ inline void addNoCaptureParamAttr(llvm::CallBase &CB, unsigned ArgNo) {
                              CB.getContext(), llvm::CaptureInfo::none()));
 #else
   CB.addParamAttr(ArgNo, llvm::Attribute::NoCapture);
+#endif
+}
+
+/// Whether \p V is never less than zero (or is a NaN): its argument order
+/// changed in LLVM 22.
+inline bool cannotBeOrderedLessThanZero(const llvm::Value *V,
+                                        const llvm::SimplifyQuery &SQ) {
+#if LLVM_VERSION_MAJOR >= 22
+  return llvm::cannotBeOrderedLessThanZero(V, SQ);
+#else
+  return llvm::cannotBeOrderedLessThanZero(V, /*Depth=*/0, SQ);
 #endif
 }
 

@@ -1,5 +1,6 @@
 //===- RoundingBarrier.cpp - rounding by adding 2^52 behind a barrier -----===//
 #include "prepare/RoundingBarrier.h"
+#include "ir/LLVMCompat.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
@@ -50,9 +51,7 @@ static Value *roundedAddend(Value *Sum, const DataLayout &DL) {
       !isIntegerSpacingPower(Power))
     return nullptr;
   auto *I = cast<Instruction>(Sum);
-  return cannotBeOrderedLessThanZero(A, /*Depth=*/0, SimplifyQuery(DL, I))
-             ? A
-             : nullptr;
+  return ad::cannotBeOrderedLessThanZero(A, SimplifyQuery(DL, I)) ? A : nullptr;
 }
 
 void rewriteRoundingBarriers(Function &F) {
