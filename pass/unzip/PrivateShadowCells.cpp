@@ -16,8 +16,15 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
+
+static cl::opt<bool> PrivateShadowCells(
+    "ad-private-shadow-cells", cl::init(true), cl::Hidden,
+    cl::desc("In a parallel loop's reverse pass, add into shadow cells one "
+             "iteration owns without atomics (off: to measure what the "
+             "atomics cost)"));
 
 namespace ad {
 
@@ -163,7 +170,6 @@ static bool isTeamInvariant(const Value *V) {
 const SCEV *PrivateCells::teamInvariant(const SCEV *S) {
   if (SCEVExprContains(S, [](const SCEV *E) { return isa<SCEVAddRecExpr>(E); }))
     return nullptr;
-  bool Varies = false;
   ValueToSCEVMapTy Map;
   SmallVector<const SCEVUnknown *, 4> Unknowns;
   SCEVExprContains(S, [&](const SCEV *E) {
@@ -173,10 +179,8 @@ const SCEV *PrivateCells::teamInvariant(const SCEV *S) {
   });
   for (const SCEVUnknown *U : Unknowns) {
     Value *V = U->getValue();
-    if (!isTeamInvariant(V)) {
-      Varies = true;
-      break;
-    }
+    if (!isTeamInvariant(V))
+      return nullptr;
     if (auto *Ld = dyn_cast<LoadInst>(V)) {
       auto Key = std::make_pair(Ld->getPointerOperand(), Ld->getType());
       auto [It, New] = SameLoads.try_emplace(Key, U);
@@ -184,8 +188,6 @@ const SCEV *PrivateCells::teamInvariant(const SCEV *S) {
         Map[V] = It->second;
     }
   }
-  if (Varies)
-    return nullptr;
   return SCEVParameterRewriter::rewrite(S, SE, Map);
 }
 
@@ -316,7 +318,8 @@ void PrivateCells::run() {
 } // namespace
 
 void markPrivateShadowCells(Function &Jvp, TargetLibraryInfo &TLI) {
-  PrivateCells(Jvp, TLI).run();
+  if (PrivateShadowCells)
+    PrivateCells(Jvp, TLI).run();
 }
 
 } // namespace ad
