@@ -34,8 +34,10 @@ bool ShadowCotangents::mayBeShared(const Value *Ptr) const {
 void ShadowCotangents::writeBack(IRBuilderBase &B, const Cell &C) {
   // A cell read and cleared in this block (Known) was written by this
   // thread's iteration alone, as in the primal region; one only added to
-  // may be added to by other threads at the same time.
-  if (Atomic && !C.Known && C.Ty->isFloatingPointTy() && mayBeShared(C.Ptr)) {
+  // may be added to by other threads at the same time, unless it is one
+  // worksharing-loop iteration's alone.
+  if (Atomic && !C.Known && !C.Private && C.Ty->isFloatingPointTy() &&
+      mayBeShared(C.Ptr)) {
     markShadowAccess(*B.CreateAtomicRMW(AtomicRMWInst::FAdd, C.Ptr, C.V,
                                         C.Alignment,
                                         AtomicOrdering::Monotonic));
@@ -89,14 +91,16 @@ void ShadowCotangents::insert(const Place &At, Cell C) {
   Cells[At.Base][At.Offset] = C;
 }
 
-void ShadowCotangents::add(IRBuilderBase &B, Value *Ptr, Value *C, Align A) {
+void ShadowCotangents::add(IRBuilderBase &B, Value *Ptr, Value *C, Align A,
+                           bool Private) {
   countAccess(B);
   Place At;
   if (Cell *Cached = find(B, Ptr, C->getType(), A, At)) {
     Cached->V = Cached->V ? B.CreateFAdd(Cached->V, C) : C;
+    Cached->Private = Cached->Private && Private;
     return;
   }
-  insert(At, {Ptr, C->getType(), At.Size, A, /*Known=*/false, C});
+  insert(At, {Ptr, C->getType(), At.Size, A, /*Known=*/false, C, Private});
 }
 
 Value *ShadowCotangents::take(IRBuilderBase &B, Value *Ptr, Type *T, Align A) {

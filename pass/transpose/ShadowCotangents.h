@@ -29,8 +29,9 @@ public:
   explicit ShadowCotangents(const llvm::DataLayout &DL) : DL(DL) {}
 
   /// *Ptr += C, for memory aligned to \p A (as the access transposed).
+  /// \p Private: no other thread touches the cell (PrivateShadowCells.h).
   void add(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Value *C,
-           llvm::Align A);
+           llvm::Align A, bool Private = false);
   /// R = *Ptr, leaving it; returns R.
   llvm::Value *read(llvm::IRBuilderBase &B, llvm::Value *Ptr, llvm::Type *T,
                     llvm::Align A);
@@ -60,6 +61,8 @@ private:
     llvm::Align Alignment;
     bool Known = false;
     llvm::Value *V = nullptr;
+    /// Every addition into the cell was into a cell of one iteration.
+    bool Private = false;
   };
   using CellsByOffset = std::map<int64_t, Cell>;
 

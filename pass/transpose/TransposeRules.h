@@ -10,6 +10,7 @@
 #define ADPASS_TRANSPOSERULES_H
 
 #include "transpose/ShadowCotangents.h"
+#include "unzip/PrivateShadowCells.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/IRBuilder.h"
@@ -62,7 +63,8 @@ public:
   /// accesses, with its alignment: *P += C, and (read and clear)
   /// R = *P; *P = 0.
   void shadowAdd(llvm::Value *P, llvm::Value *C) {
-    Shadow.add(B, P, C, llvm::getLoadStoreAlignment(&I));
+    Shadow.add(B, P, C, llvm::getLoadStoreAlignment(&I),
+               isPrivateShadowCell(I));
   }
   llvm::Value *shadowRead(llvm::Value *P, llvm::Type *T) {
     return Shadow.read(B, P, T, llvm::cast<llvm::AtomicRMWInst>(I).getAlign());

@@ -48,11 +48,13 @@
 #include "unzip/Unzip.h"
 #include "UnzipImpl.h"
 #include "driver/DerivedFunctions.h"
+#include "driver/OpenMPRegions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
 #include "unzip/Checkpoint.h"
 #include "unzip/HandleShadows.h"
+#include "unzip/PrivateShadowCells.h"
 #include "unzip/TapeRuntime.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
@@ -123,6 +125,8 @@ std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
             M.getContext(), derivedName(*Info->Primal, "tape", Info->Act))};
   if (Info->Act.checkpoint())
     return unzipCheckpointed(Jvp, D);
+  if (isParallelRegion(*Info->Primal))
+    markPrivateShadowCells(Jvp, D.tli(Jvp));
   Unzipper U(Jvp, D);
   return U.run();
 }

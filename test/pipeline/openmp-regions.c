@@ -4,8 +4,8 @@
 // f's tape, and f.rev forks the reverse wrapper on a team of f.fwd's size,
 // then ends the region. The reduction combines atomically in the derived
 // code (the tangent too), while the user's function keeps the runtime's
-// choice; the reverse region adds into the shared input's shadow
-// atomically and reads the reduction's shadow.
+// choice; the reverse region reads the reduction's shadow and adds into
+// the shadow of x[i], which iteration i alone touches, without an atomic.
 // REQUIRES: openmp
 // RUN: %adcc -O0 -fopenmp -S -emit-llvm %s -o - | FileCheck %s
 // clang-format off
@@ -29,7 +29,9 @@
 // CHECK-NEXT: call void @__ad_omp_region_end(ptr %[[R]])
 // CHECK-LABEL: define internal void @sumsq.omp_outlined.rev.cccdd(ptr %0)
 // CHECK: %[[DS:[0-9]+]] = load double, ptr
-// CHECK: atomicrmw fadd ptr %{{[0-9]+}}, double
+// CHECK-NOT: atomicrmw
+// CHECK: store double
+// CHECK-NOT: atomicrmw
 // CHECK-LABEL: define internal void @sumsq.omp_outlined.fwd.cccdd.team(ptr %0, ptr %1, ptr %2, ptr %3, ptr %4, ptr %5, ptr %6, ptr %7)
 // CHECK-NEXT: %[[FR:[0-9]+]] = load ptr, ptr %7
 // CHECK-NEXT: %[[TID:[0-9]+]] = call i32 @omp_get_thread_num()
