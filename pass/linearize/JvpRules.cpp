@@ -407,10 +407,12 @@ bool isKnownInactiveFunction(StringRef Name) {
                                        "__ad_shadow_frees_begin",
                                        "__ad_shadow_frees_end"};
   // libstdc++'s bucket counts for std::unordered_map (integers from
-  // integers and the maximum load factor), by mangled name.
+  // integers and the maximum load factor) and its hashes of strings (an
+  // integer from the bytes, as strlen's), by mangled name.
   static const StringSet<> InactiveCxx = {
       "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
       "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+      "_ZSt11_Hash_bytesPKvmm",
   };
   // What the lowering of an inner request calls around its derived code,
   // which an outer request differentiates: a check that only aborts, and

@@ -189,6 +189,29 @@ void Linearizer::linearizeAllocation(CallBase &CB) {
   markLinear(emitShadowLive(B, S));
 }
 
+/// A std::string's heap buffer from libstdc++ (_M_create): a shadow of as
+/// many bytes, the capacity being known only once the call has chosen it.
+/// Characters carry no derivative, but a program may keep a double's bytes
+/// there (a string used as a byte buffer), and the pointer to the buffer
+/// is kept next to pointers with shadows (a std::map's node). The shadow
+/// is freed with the buffer, as any heap block's is.
+void Linearizer::linearizeStringBufferAllocation(CallBase &CB) {
+  if (!isShadowed(&CB))
+    return;
+  if (isa<InvokeInst>(CB))
+    return fail(CB, "cannot differentiate this std::string allocation: it "
+                    "may throw into a handler (not supported)");
+  IRBuilder<> B(CB.getNextNode());
+  // _M_create(this, size_type &capacity, size_type old_capacity).
+  Type *SizeTy = CB.getArgOperand(2)->getType();
+  Value *Capacity = B.CreateLoad(SizeTy, CB.getArgOperand(1));
+  Value *Size = B.CreateAdd(Capacity, ConstantInt::get(SizeTy, 1));
+  Value *S = allocateShadow(B, Size, /*Align=*/nullptr);
+  S->setName(CB.getName() + ".shadow");
+  Shadow[&CB] = S;
+  markLinear(emitShadowLive(B, S));
+}
+
 /// posix_memalign(&p, align, size): the shadow block is stored into the
 /// shadow of p, so that p's shadow, loaded later, finds it. On failure the
 /// primal p keeps its value, and so does its shadow; the shadow block made

@@ -40,6 +40,8 @@ void Linearizer::linearizeCall(CallBase &CB) {
     return linearizeDeallocation(CB);
   if (isOutParamAllocationCall(&CB))
     return linearizeOutParamAllocation(CB);
+  if (isStringBufferAllocationCall(&CB))
+    return linearizeStringBufferAllocation(CB);
   // A pointer result that must have a shadow (Activity.cpp) needs the
   // callee's JVP even when no derivative flows in.
   bool ShadowedResult = isPointerLike(CB.getType()) && isShadowed(&CB);

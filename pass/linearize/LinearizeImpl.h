@@ -163,6 +163,7 @@ private:
   bool completeShadowPhis();
   void linearizeAddress(llvm::Instruction &I);
   void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeStringBufferAllocation(llvm::CallBase &CB);
   void linearizeTapeRecord(llvm::CallBase &CB, TapeRecordCall Record);
   void linearizeOutParamAllocation(llvm::CallBase &CB);
   void linearizeDynamicAlloca(llvm::AllocaInst &AI);

@@ -621,7 +621,8 @@ void ActivityPropagation::propagateShadow(const Instruction &I) {
   if (auto *AI = dyn_cast<AllocaInst>(&I)) {
     if (allocaNeedsShadow(*AI))
       mark(Info.Shadowed, &I);
-  } else if (isAllocationCall(&I) || tapeRecordCall(&I)) {
+  } else if (isAllocationCall(&I) || isStringBufferAllocationCall(&I) ||
+             tapeRecordCall(&I)) {
     // Records of inner derived code: every one has a shadow, found by its
     // address, so that a push and the pop of the same record agree.
     mark(Info.Shadowed, &I);

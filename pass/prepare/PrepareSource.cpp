@@ -12,6 +12,7 @@
 #include "prepare/OpenMPRegionSource.h"
 #include "prepare/PackedMinMaxAsm.h"
 #include "prepare/PackedRounding.h"
+#include "prepare/PointerBitLoads.h"
 #include "prepare/Reallocations.h"
 #include "prepare/ReferenceChoices.h"
 #include "prepare/RoundingBarrier.h"
@@ -406,6 +407,7 @@ static void rewriteForStages(Function &Src, Function &F,
   rewritePackedMinMaxAsm(Src);
   rewritePackedRounding(Src);
   rewriteIntegerAlignedAddresses(Src);
+  rewritePointerBitLoads(Src);
   inlineReferenceChoices(Src);
   unfortifyMemoryCalls(Src, TLI);
   rewriteReallocations(Src);

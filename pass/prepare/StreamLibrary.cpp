@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Type.h"
 
 using namespace llvm;
@@ -91,6 +92,14 @@ bool isStreamLibraryFunction(const Function &F) {
          (Params.contains("std::basic_ostream<") ||
           Params.contains("std::basic_istream<") ||
           Params.contains("std::ostream") || Params.contains("std::istream"));
+}
+
+bool isStringBufferAllocationCall(const Value *V) {
+  auto *CB = dyn_cast<CallBase>(V);
+  const Function *F = CB ? CB->getCalledFunction() : nullptr;
+  return F && F->isDeclaration() &&
+         F->getName() == "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"
+                         "9_M_createERmm";
 }
 
 Type *streamExtractionTarget(const Function &F) {

@@ -22,6 +22,12 @@ namespace ad {
 /// template instantiations clang calls at -O0).
 bool isStreamLibraryFunction(const llvm::Function &F);
 
+/// Whether \p V calls std::string's allocation of a character buffer
+/// (basic_string<char>::_M_create(size_type &capacity, size_type old), in
+/// libstdc++): a heap block of capacity + 1 chars, the capacity as the
+/// call leaves it (it may raise it).
+bool isStringBufferAllocationCall(const llvm::Value *V);
+
 /// For an extraction `istream::operator>>(T&)` / `_M_extract<T>(T&)` with
 /// T floating point: T, whose value the call writes through its last
 /// argument. Null otherwise.
