@@ -69,6 +69,9 @@ static constexpr char LevelMark = 'L';
 /// Follows the return role in str() for a checkpointed call; no ArgRole
 /// uses it.
 static constexpr char CheckpointMark = 'k';
+/// Precedes one digit per parameter in str() when some arguments are
+/// stable ('1'); no ArgRole uses it.
+static constexpr char StableArgsMark = 'p';
 
 unsigned Activity::numActive() const {
   return llvm::count(Roles, ArgRole::Active);
@@ -92,6 +95,11 @@ std::string Activity::str() const {
     S.push_back(CheckpointMark);
   if (ForHandle)
     S.push_back(HandleMark);
+  if (StableArgs.any()) {
+    S.push_back(StableArgsMark);
+    for (unsigned K = 0; K < StableArgs.size(); ++K)
+      S.push_back(StableArgs.test(K) ? '1' : '0');
+  }
   if (Level)
     S += LevelMark + std::to_string(Level);
   return S;
@@ -102,6 +110,11 @@ Activity Activity::parse(StringRef S) {
   unsigned Level = 0;
   if (!LevelDigits.empty())
     LevelDigits.getAsInteger(10, Level);
+  auto [Marked, StableDigits] = Head.split(StableArgsMark);
+  Head = Marked;
+  SmallBitVector Stable(StableDigits.size());
+  for (unsigned K = 0; K < StableDigits.size(); ++K)
+    Stable[K] = StableDigits[K] == '1';
   bool ForHandle = Head.consume_back(StringRef(&HandleMark, 1));
   bool Checkpoint = Head.consume_back(StringRef(&CheckpointMark, 1));
   bool ShadowReturn = Head.consume_back(StringRef(&ShadowReturnMark, 1));
@@ -109,7 +122,8 @@ Activity Activity::parse(StringRef S) {
   for (char C : Head)
     Roles.push_back(static_cast<ArgRole>(C));
   return Activity(std::move(Roles), ShadowReturn, Level, ForHandle)
-      .withCheckpoint(Checkpoint);
+      .withCheckpoint(Checkpoint)
+      .withStableArgs(std::move(Stable));
 }
 
 bool containsFloatingPoint(const Type *T) {

@@ -14,6 +14,7 @@
 #define ADPASS_ACTIVITY_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
@@ -94,15 +95,26 @@ public:
     A.ForHandle = H;
     return A;
   }
+  /// The pointer parameters whose memory nothing writes from the call until
+  /// the caller's reverse pass reads it again, as the call site proved
+  /// (unzip/StableCallArgs.h): loads of it may be read again in f.rev.
+  /// Empty for a request (the function's own rule applies) and for calls
+  /// that prove nothing; such calls get derived functions of their own.
+  const llvm::SmallBitVector &stableArgs() const { return StableArgs; }
+  Activity withStableArgs(llvm::SmallBitVector S) const {
+    Activity A(*this);
+    A.StableArgs = S.any() ? std::move(S) : llvm::SmallBitVector();
+    return A;
+  }
   /// "ac" for (active, constant), "acr" with the return role, "ack"
-  /// checkpointed, "ach" for a handle, "acL1" at level 1: used in derived
-  /// function names.
+  /// checkpointed, "ach" for a handle, "acp01" with stable second argument,
+  /// "acL1" at level 1: used in derived function names.
   std::string str() const;
   static Activity parse(llvm::StringRef S);
   bool operator==(const Activity &O) const {
     return Roles == O.Roles && ShadowReturn == O.ShadowReturn &&
            Checkpoint == O.Checkpoint && Level == O.Level &&
-           ForHandle == O.ForHandle;
+           ForHandle == O.ForHandle && StableArgs == O.StableArgs;
   }
 
 private:
@@ -111,6 +123,7 @@ private:
   bool Checkpoint = false;
   unsigned Level = 0;
   bool ForHandle = false;
+  llvm::SmallBitVector StableArgs;
 };
 
 /// Types whose values can carry a tangent: floating point (x86's long

@@ -370,7 +370,9 @@ bool versionNestsOnDisjointAccesses(Function &Jvp, RereadableLoads &Reread,
                                     DominatorTree &DT, LoopInfo &LI,
                                     ScalarEvolution &SE,
                                     DisjointCopies &Copies) {
-  if (!Reread.enabled() || LI.empty())
+  // Not in callees: called in a loop, a nest could overwrite in one call
+  // what it read in the previous one.
+  if (!Reread.enabled() || Reread.inCallee() || LI.empty())
     return false;
   // Planned first, all of them: versioning one nest changes the function
   // that the analyses of the others describe.

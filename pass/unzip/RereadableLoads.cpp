@@ -30,20 +30,23 @@ STATISTIC(NumReread, "Number of loaded residuals read again, not taped");
 namespace ad {
 
 static std::string describeWrite(const Instruction &W);
+static bool writesOnlyOtherParams(const Instruction &W, const Argument &Obj,
+                                  LoopInfo &LI, const TargetLibraryInfo &TLI);
 
 /// Writers of one object beyond this many: the load is taped rather than
 /// asked about each (reachability queries cost a CFG walk each).
 static constexpr unsigned MaxWritersPerObject = 32;
 
 RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
-                                 bool Enabled,
+                                 bool Enabled, SmallBitVector StableArgs,
                                  function_ref<bool(const Value *)> IsLinear,
                                  DominatorTree &DT, LoopInfo &LI,
                                  AssumptionCache &AC, TargetLibraryInfo &TLI,
                                  const ExcusedWrites *Excused)
-    : Jvp(Jvp), NumPrimalArgs(NumPrimalArgs), Enabled(Enabled), DT(DT), LI(LI),
-      TLI(TLI), TBAA(AD_TBAA_RESULT_ARGS), Excused(Excused) {
-  if (!Enabled)
+    : Jvp(Jvp), NumPrimalArgs(NumPrimalArgs),
+      Enabled(Enabled || StableArgs.any()), StableArgs(std::move(StableArgs)),
+      DT(DT), LI(LI), TLI(TLI), TBAA(AD_TBAA_RESULT_ARGS), Excused(Excused) {
+  if (!this->Enabled)
     return;
   BasicAA =
       std::make_unique<BasicAAResult>(Jvp.getDataLayout(), Jvp, TLI, AC, &DT);
@@ -88,7 +91,12 @@ bool RereadableLoads::isStableObject(const Value *Obj) const {
     return false;
   if (auto *A = dyn_cast<Argument>(Obj))
     return A->getParent() == &Jvp && A->getArgNo() < NumPrimalArgs &&
-           A->getType()->isPointerTy() && !A->hasPassPointeeByValueCopyAttr();
+           A->getType()->isPointerTy() && !A->hasPassPointeeByValueCopyAttr() &&
+           (!inCallee() || (A->getArgNo() < StableArgs.size() &&
+                            StableArgs.test(A->getArgNo())));
+  // The caller of a callee may write any global after the call.
+  if (inCallee())
+    return false;
   // signgam is written by lgamma calls, which do not count as writes.
   auto *GV = dyn_cast<GlobalVariable>(Obj);
   return GV && GV->getName() != "signgam";
@@ -113,9 +121,14 @@ RereadableLoads::writersOf(const Value *Obj) {
   if (!New)
     return It->second;
   MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Obj);
+  // A stable argument of a callee is memory its call site proved apart
+  // from every other argument the callee writes through (whyNotDisjoint).
+  auto *StableArg = inCallee() ? dyn_cast<Argument>(Obj) : nullptr;
   SmallVector<const Instruction *, 4> Found;
   for (const Instruction *W : Writes)
-    if (mayModify(*W, Whole, *AA, TLI))
+    if (mayModify(*W, Whole, *AA, TLI) &&
+        !(StableArg && isStableObject(StableArg) &&
+          writesOnlyOtherParams(*W, *StableArg, LI, TLI)))
       Found.push_back(W);
   return Writers[Obj] = std::move(Found);
 }
@@ -213,6 +226,79 @@ std::optional<RereadableLoads::Refusal> RereadableLoads::whyChangedAfter(
   return std::nullopt;
 }
 
+std::optional<RereadableLoads::Refusal>
+RereadableLoads::whyChangedAfterCall(const CallBase &Call, unsigned ArgNo,
+                                     unsigned NumArgs) {
+  const Value *Ptr = Call.getArgOperand(ArgNo);
+  if (auto Why =
+          whyChangedAfter(Ptr, Call, [](const Instruction &) { return false; }))
+    return Why;
+  if (auto Why = whyNotDisjoint(Call, ArgNo, NumArgs))
+    return Why;
+  // Run again (a later iteration, a loop around it), the call writes what
+  // the callee writes: the memory it read last time must not be among it.
+  const BasicBlock *BB = Call.getParent();
+  bool RunsAgain = llvm::any_of(successors(BB), [&](const BasicBlock *S) {
+    return isPotentiallyReachable(S, BB, /*ExclusionSet=*/nullptr, &DT, &LI);
+  });
+  if (!RunsAgain)
+    return std::nullopt;
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(Ptr, Objs, &LI);
+  for (const Value *Obj : Objs)
+    if (llvm::is_contained(writersOf(Obj), &Call))
+      return Refusal{describeObject(Obj),
+                     "and " + describeWrite(Call) +
+                         " may overwrite it when it runs again"};
+  return std::nullopt;
+}
+
+std::optional<RereadableLoads::Refusal>
+RereadableLoads::whyNotDisjoint(const CallBase &Call, unsigned ArgNo,
+                                unsigned NumArgs) {
+  std::optional<SmallBitVector> Written = primalOperandsWrittenBy(Call, TLI);
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(Call.getArgOperand(ArgNo), Objs, &LI);
+  for (unsigned J = 0; J < NumArgs; ++J) {
+    const Value *Other = Call.getArgOperand(J);
+    if (J == ArgNo || !Other->getType()->isPointerTy() ||
+        (Written && (J >= Written->size() || !Written->test(J))))
+      continue;
+    MemoryLocation OtherWhole = MemoryLocation::getBeforeOrAfter(Other);
+    for (const Value *Obj : Objs)
+      if (!AA->isNoAlias(MemoryLocation::getBeforeOrAfter(Obj), OtherWhole))
+        return Refusal{describeObject(Obj),
+                       "and argument " + std::to_string(J + 1) +
+                           " of the call may point into it"};
+  }
+  return std::nullopt;
+}
+
+/// Whether \p W writes only through pointer parameters of \p Jvp other
+/// than \p Obj: stores and calls whose written addresses all come from
+/// them.
+static bool writesOnlyOtherParams(const Instruction &W, const Argument &Obj,
+                                  LoopInfo &LI, const TargetLibraryInfo &TLI) {
+  auto FromOtherParams = [&](const Value *Ptr) {
+    SmallVector<const Value *, 4> Objs;
+    getUnderlyingObjects(Ptr, Objs, &LI);
+    return !Objs.empty() && llvm::all_of(Objs, [&](const Value *O) {
+      auto *A = dyn_cast<Argument>(O);
+      return A && A != &Obj && A->getType()->isPointerTy() &&
+             !A->hasPassPointeeByValueCopyAttr();
+    });
+  };
+  if (auto *SI = dyn_cast<StoreInst>(&W))
+    return FromOtherParams(SI->getPointerOperand());
+  auto *Call = dyn_cast<CallBase>(&W);
+  if (!Call)
+    return false;
+  std::optional<SmallBitVector> Written = primalOperandsWrittenBy(*Call, TLI);
+  return Written && llvm::all_of(Written->set_bits(), [&](unsigned K) {
+           return FromOtherParams(Call->getArgOperand(K));
+         });
+}
+
 /// The source names of \p F's first \p N parameters, from their debug
 /// variables ("" where there is none: without -g, or -Rpass's line tables
 /// only). One walk of F.
@@ -281,6 +367,10 @@ RereadableLoads::Refusal RereadableLoads::whyNot(const Instruction &I) const {
   case Blocker::NotSimple:
     return {Obj, "the load is volatile or atomic"};
   case Blocker::NotStable:
+    if (inCallee() && (isa_and_nonnull<Argument>(B.Obj) ||
+                       isa_and_nonnull<GlobalValue>(B.Obj)))
+      return {Obj, "the caller may write it after the call, before the "
+                   "reverse pass"};
     return {Obj, "it reads memory that is not a pointer parameter or a "
                  "global (a local, or a pointer loaded from memory), which "
                  "may not outlive the forward pass unchanged"};

@@ -9,13 +9,18 @@
 //
 // When is that so? f.rev runs right after f.fwd returns only when the
 // function is called by requests alone: a callee's f.rev runs after the
-// rest of its caller's f.fwd, which may write the memory. So only loads of
-// a function that no differentiated code calls qualify
-// (Differentiator::calledOnlyByRequests), and then a load is read again
+// rest of its caller's f.fwd, which may write the memory. So loads of a
+// function that no differentiated code calls qualify
+// (Differentiator::calledOnlyByRequests), and loads of a callee through
+// the pointer arguments its call site proved stable (nothing writes their
+// memory after the call until the caller's f.rev reads it again:
+// StableCallArgs.h, kept in the callee's Activity). A load is read again
 // when
 //  1. every object it may read from is memory that outlives f.fwd and is
 //     the same on every iteration: a pointer argument of f (not byval: that
-//     copy lives in f's frame) or a global variable;
+//     copy lives in f's frame) or a global variable; in a callee, only
+//     the stable arguments (its caller's later code may write the rest and
+//     any global);
 //  2. no instruction of f.jvp that may write memory and may run after the
 //     load (isPotentiallyReachable, which knows loops: a store later in the
 //     loop body runs after the load of the next iteration) may modify any
@@ -40,6 +45,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/AliasAnalysis.h"
@@ -67,9 +73,11 @@ using ExcusedWrites =
 class RereadableLoads {
 public:
   /// For f.jvp \p Jvp, whose first \p NumPrimalArgs parameters are f's;
-  /// \p Enabled when f is called by requests alone (otherwise nothing is
-  /// rereadable). \p IsLinear tells f.jvp's linear instructions.
+  /// \p Enabled when f is called by requests alone or \p StableArgs (of a
+  /// callee) is not empty (otherwise nothing is rereadable). \p IsLinear
+  /// tells f.jvp's linear instructions.
   RereadableLoads(llvm::Function &Jvp, unsigned NumPrimalArgs, bool Enabled,
+                  llvm::SmallBitVector StableArgs,
                   llvm::function_ref<bool(const llvm::Value *)> IsLinear,
                   llvm::DominatorTree &DT, llvm::LoopInfo &LI,
                   llvm::AssumptionCache &AC, llvm::TargetLibraryInfo &TLI,
@@ -77,6 +85,9 @@ public:
   ~RereadableLoads();
 
   bool enabled() const { return Enabled; }
+  /// Whether f is a callee whose call site proved some arguments stable
+  /// (rather than a function called by requests alone).
+  bool inCallee() const { return StableArgs.any(); }
 
   /// Whether f.lin and f.rev may load \p I's value again (\p I is a load).
   bool canReread(const llvm::Instruction &I);
@@ -105,7 +116,23 @@ public:
   whyChangedAfter(const llvm::Value *Ptr, const llvm::Instruction &At,
                   llvm::function_ref<bool(const llvm::Instruction &)> Ignore);
 
+  /// Whether the memory argument \p ArgNo of \p Call (of a callee with
+  /// \p NumArgs parameters) may point into is still as it was at \p Call
+  /// when f.rev runs, and apart from the memory the callee writes through
+  /// its other arguments: whyChangedAfter, the call itself, when it may run
+  /// again (in a loop), must not write it, and whyNotDisjoint. The callee
+  /// then counts none of its writes through its other parameters as
+  /// writes of that argument's memory.
+  std::optional<Refusal> whyChangedAfterCall(const llvm::CallBase &Call,
+                                             unsigned ArgNo, unsigned NumArgs);
+
 private:
+  /// Why argument \p ArgNo of \p Call may point into memory the callee
+  /// writes through another of its first \p NumArgs arguments (all of
+  /// them, when CallWrites cannot tell which): none when, by alias
+  /// analysis, it cannot.
+  std::optional<Refusal> whyNotDisjoint(const llvm::CallBase &Call,
+                                        unsigned ArgNo, unsigned NumArgs);
   /// Whether \p Obj, an underlying object, outlives f.fwd unchanged in
   /// identity: an argument of f (not byval) or a global variable.
   bool isStableObject(const llvm::Value *Obj) const;
@@ -116,6 +143,7 @@ private:
   llvm::Function &Jvp;
   unsigned NumPrimalArgs;
   bool Enabled;
+  llvm::SmallBitVector StableArgs;
   llvm::DominatorTree &DT;
   llvm::LoopInfo &LI;
   llvm::TargetLibraryInfo &TLI;

@@ -51,6 +51,7 @@
 #include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
 #include "unzip/Checkpoint.h"
+#include "unzip/StableCallArgs.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
 
@@ -515,7 +516,12 @@ bool Unzipper::planBlock(BasicBlock &BB,
 
 /// Where the tape of g.fwd, called from \p BB, lives: a field of ours, or
 /// (pushed per call) a tape whose address ours keeps.
-bool Unzipper::planCallee(BasicBlock &BB, CallBase &CB, Function &Callee) {
+bool Unzipper::planCallee(BasicBlock &BB, CallBase &CB, Function &Target) {
+  // The callee may read again what this call proves stable.
+  Function *Refined = retargetToStableArgs(CB, Target, *Reread, D);
+  if (!Refined)
+    return false;
+  Function &Callee = *Refined;
   std::optional<Unzipped> U = D.getUnzipped(Callee);
   if (!U)
     return false;
@@ -725,6 +731,7 @@ void Unzipper::buildAnalyses() {
       // A handle's f.rev runs whenever its user applies it, after memory
       // may have changed: it reads nothing again.
       D.calledOnlyByRequests(*Info.Primal) && !Info.Act.forHandle(),
+      Info.Act.forHandle() ? SmallBitVector() : Info.Act.stableArgs(),
       [this](const Value *V) { return isLinear(V); }, *DT, *LI, *AC, D.tli(Jvp),
       &Disjoint.Excused);
 }

@@ -185,7 +185,7 @@ private:
   void addLoopEntries();
   LoopEntry addLoopEntry(BasicBlock &X, const ArrayLoop &AL);
   bool planBlock(BasicBlock &BB, SmallVectorImpl<AllocaInst *> &Shadows);
-  bool planCallee(BasicBlock &BB, CallBase &CB, Function &Callee);
+  bool planCallee(BasicBlock &BB, CallBase &CB, Function &Target);
   bool noteControlResidual(BasicBlock &BB, Instruction &Term);
   void placeShadowAllocas(ArrayRef<AllocaInst *> Shadows);
   void finishTapeTypes();

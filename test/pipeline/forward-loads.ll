@@ -66,7 +66,7 @@ define double @call_and_volatile(ptr %v) {
 }
 ; CHECK-LABEL: define internal double @call_and_volatile.fwd(
 ; CHECK:         %x = load double, ptr %v
-; CHECK:         call void @touch.fwd(
+; CHECK:         call void @touch.fwd{{(\.[a-z0-9]+)?}}(
 ; CHECK:         %y = load double, ptr %v
 ; CHECK:         %z = load volatile double, ptr %v
 
