@@ -15,41 +15,6 @@ using namespace llvm;
 
 namespace ad {
 
-namespace {
-/// The kinds of leaves a type is made of (bits).
-enum LeafKind : unsigned { FloatLeaf = 1, IntLeaf = 2, OtherLeaf = 4 };
-} // namespace
-
-static unsigned leafKinds(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T)) {
-    if (ST->isOpaque() || ST->getNumElements() == 0)
-      return OtherLeaf;
-    unsigned Kinds = 0;
-    for (Type *E : ST->elements())
-      Kinds |= leafKinds(E);
-    return Kinds;
-  }
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return AT->getNumElements() ? leafKinds(AT->getElementType()) : OtherLeaf;
-  if (auto *VT = dyn_cast<VectorType>(T))
-    T = VT->getElementType();
-  // x86's long double is differentiated in its own precision; __float128
-  // has no libm rules and its arithmetic is software (not supported).
-  if (T->isFloatingPointTy() && !T->isFP128Ty() && !T->isPPC_FP128Ty())
-    return FloatLeaf;
-  return T->isIntegerTy() ? IntLeaf : OtherLeaf;
-}
-
-bool isDifferentiableType(const Type *T) {
-  // Floating-point values, and aggregates of them returned by value. An
-  // aggregate may also hold integers (struct {double value; int steps;}):
-  // its tangent has the same type, with zero integer fields, which no rule
-  // reads (JAX's float0).
-  unsigned Kinds = leafKinds(T);
-  return (Kinds & FloatLeaf) && !(Kinds & OtherLeaf) &&
-         (!(Kinds & IntLeaf) || T->isAggregateType());
-}
-
 Activity Activity::defaultFor(const Function &F) {
   SmallVector<ArgRole, 8> Roles;
   // docs/api.md's defaults: float/double active, pointers with a shadow.
@@ -124,52 +89,6 @@ Activity Activity::parse(StringRef S) {
   return Activity(std::move(Roles), ShadowReturn, Level, ForHandle)
       .withCheckpoint(Checkpoint)
       .withStableArgs(std::move(Stable));
-}
-
-bool containsFloatingPoint(const Type *T) {
-  if (isDifferentiableType(T))
-    return true;
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), containsFloatingPoint);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return containsFloatingPoint(AT->getElementType());
-  return false;
-}
-
-bool containsPointer(const Type *T) {
-  if (T->isPointerTy())
-    return true;
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), containsPointer);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return containsPointer(AT->getElementType());
-  return false;
-}
-
-bool hasFloatLeaf(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), hasFloatLeaf);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasFloatLeaf(AT->getElementType());
-  return T->isFPOrFPVectorTy();
-}
-
-bool hasNonFloatLeaf(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), hasNonFloatLeaf);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasNonFloatLeaf(AT->getElementType());
-  return !T->isFPOrFPVectorTy();
-}
-
-bool holdsUnion(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return (ST->hasName() && (ST->getName().starts_with("union.") ||
-                              ST->getName().contains(".union."))) ||
-           llvm::any_of(ST->elements(), holdsUnion);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return holdsUnion(AT->getElementType());
-  return false;
 }
 
 // C++'s operator new and new[], also the nothrow forms (std::stable_sort's
@@ -375,25 +294,6 @@ static bool isFloatingPointBuffer(const AllocaInst &AI) {
     }
   }
   return false;
-}
-
-/// Pointers and integers, in structs and arrays of them.
-static bool onlyPointerAndIntegerLeaves(const Type *T) {
-  if (T->isPointerTy() || T->isIntegerTy())
-    return true;
-  if (auto *ST = dyn_cast<StructType>(T))
-    return !ST->isOpaque() && ST->getNumElements() &&
-           llvm::all_of(ST->elements(), onlyPointerAndIntegerLeaves);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return AT->getNumElements() &&
-           onlyPointerAndIntegerLeaves(AT->getElementType());
-  return false;
-}
-
-bool isPointerLike(const Type *T) {
-  // Integer fields (a size kept next to the data pointer) come along: in
-  // a shadow they hold the primal's integers, which no derivative reads.
-  return containsPointer(T) && onlyPointerAndIntegerLeaves(T);
 }
 
 bool derivesAddress(const Instruction &I) {

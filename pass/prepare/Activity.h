@@ -13,6 +13,8 @@
 #ifndef ADPASS_ACTIVITY_H
 #define ADPASS_ACTIVITY_H
 
+#include "ir/TypeLeaves.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -126,27 +128,6 @@ private:
   llvm::SmallBitVector StableArgs;
 };
 
-/// Types whose values can carry a tangent: floating point (x86's long
-/// double too, not __float128), vectors of it, and structs and arrays of
-/// these that may also hold integers. A tangent has the value's type; its
-/// integer fields are 0.
-bool isDifferentiableType(const llvm::Type *T);
-/// Types that contain floating-point data somewhere (memory that can hold
-/// derivatives).
-bool containsFloatingPoint(const llvm::Type *T);
-/// Types that contain pointers somewhere.
-bool containsPointer(const llvm::Type *T);
-/// Types holding floating-point data of any kind (__float128 too, which
-/// containsFloatingPoint leaves out).
-bool hasFloatLeaf(const llvm::Type *T);
-/// Types with a leaf that is not floating point (an int field).
-bool hasNonFloatLeaf(const llvm::Type *T);
-
-/// Types holding a union. Clang gives a union the IR type of one of its
-/// members (union {void *p; double d;} is { ptr }, named union.*): what
-/// else it holds is not in the type.
-bool holdsUnion(const llvm::Type *T);
-
 /// Heap allocation and release functions whose memory gets a shadow.
 bool isAllocationCall(const llvm::Value *V);
 bool isDeallocationCall(const llvm::Value *V);
@@ -188,13 +169,6 @@ bool allPointersStoredInto(
     llvm::function_ref<bool(const llvm::Value *P, bool PassedToCall)> Accept);
 
 class GlobalShadows;
-
-/// A pointer, or a struct or array made of pointers and integers, at least
-/// one a pointer (a pair of iterators, an Eigen expression holding
-/// references to its operands, a C matrix {rows, cols, data}, returned by
-/// value at -O0): an address-like value whose shadow has the same type,
-/// field for field (the integers are the primal's).
-bool isPointerLike(const llvm::Type *T);
 
 /// Whether address-like \p I (an address computation, a choice between
 /// addresses, the address of a thread-local global in this thread, a
