@@ -192,10 +192,10 @@ extern "C" void __ad_undifferentiable_target(const char *Name) {
 /// The globals a request's derived code uses by name, as the request
 /// passes them: null-terminated (NamedGlobalChecks.cpp in the pass).
 struct NamedGlobal {
-  const char *Base;  ///< the global
-  size_t Bytes;      ///< its size
-  const char *Own;   ///< its shadow in the derived code, or null (constant)
-  const char *Name;  ///< for the message
+  const char *Base; ///< the global
+  size_t Bytes;     ///< its size
+  const char *Own;  ///< its shadow in the derived code, or null (constant)
+  const char *Name; ///< for the message
 };
 
 /// The table of the request running at each nesting level, on this thread,

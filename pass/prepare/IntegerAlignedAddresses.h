@@ -1,4 +1,5 @@
-//===- IntegerAlignedAddresses.h - addresses rounded up as integers -*- C++ -*-//
+//===- IntegerAlignedAddresses.h - addresses rounded up as integers -*- C++
+//-*-//
 //
 // Code that over-allocates a buffer and aligns its address by rounding it
 // up as an integer, (uintptr_t(p) + A - 1) & ~(A - 1), makes a pointer from

@@ -1,4 +1,5 @@
-//===- RoundingBarrier.h - rounding by adding 2^52 behind a barrier -*- C++ -*-//
+//===- RoundingBarrier.h - rounding by adding 2^52 behind a barrier -*- C++
+//-*-//
 //
 // Eigen's vectorised exp, log and floor without SSE4.1 round a value A >= 0
 // to an integer by computing A + 2^52 (2^23 in float), where the spacing of
