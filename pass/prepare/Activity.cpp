@@ -197,12 +197,46 @@ static bool isStreamLibraryCall(const CallBase &CB) {
   return F && isStreamLibraryFunction(*F);
 }
 
+/// Whether every use of parameter \p A loads from the memory it points to,
+/// directly or through its spill slot (at -O0 a parameter is stored once
+/// into a local that is only read back): what FunctionAttrs would find
+/// readonly and nocapture from -O1. Any other use (a store through it, a
+/// call, address arithmetic, a copy kept elsewhere) says no.
+static bool onlyLoadedThrough(const Argument &A) {
+  SmallVector<const Value *, 4> Work{&A};
+  while (!Work.empty()) {
+    const Value *P = Work.pop_back_val();
+    for (const User *U : P->users()) {
+      if (auto *LI = dyn_cast<LoadInst>(U);
+          LI && LI->getPointerOperand() == P && LI->isSimple())
+        continue;
+      auto *SI = dyn_cast<StoreInst>(U);
+      auto *Slot = SI && SI->getValueOperand() == P
+                       ? dyn_cast<AllocaInst>(SI->getPointerOperand())
+                       : nullptr;
+      if (!Slot)
+        return false;
+      // The slot holds P and nothing else: its other uses read it back.
+      for (const User *SU : Slot->users()) {
+        if (SU == SI)
+          continue;
+        auto *Reload = dyn_cast<LoadInst>(SU);
+        if (!Reload || Reload->getPointerOperand() != Slot)
+          return false;
+        Work.push_back(Reload);
+      }
+    }
+  }
+  return true;
+}
+
 /// Whether the call \p CB may write, through its argument \p ArgNo, into
 /// the memory that argument points to (a pointer stored by a callee into a
 /// local it was given: an out-parameter). Not when the callee, or for an
 /// OpenMP fork the region it runs, only reads through that parameter and
 /// keeps no copy of it (readonly and nocapture, as FunctionAttrs finds from
-/// -O1: a region reaches its shared pointer variables so).
+/// -O1, or only loaded through at -O0: a region reaches its shared pointer
+/// variables so).
 static bool mayWriteThroughArgument(const CallBase &CB, unsigned ArgNo) {
   const Function *Callee = CB.getCalledFunction();
   if (Callee && isOpenMPFork(*Callee)) {
@@ -212,9 +246,13 @@ static bool mayWriteThroughArgument(const CallBase &CB, unsigned ArgNo) {
     if (!Region || ArgNo < 3 || ArgNo - 1 >= Region->arg_size())
       return true;
     const Argument *Param = Region->getArg(ArgNo - 1);
-    return !(Param->onlyReadsMemory() && Param->hasNoCaptureAttr());
+    return !(Param->onlyReadsMemory() && Param->hasNoCaptureAttr()) &&
+           !onlyLoadedThrough(*Param);
   }
-  return !(CB.onlyReadsMemory(ArgNo) && CB.doesNotCapture(ArgNo));
+  if (CB.onlyReadsMemory(ArgNo) && CB.doesNotCapture(ArgNo))
+    return false;
+  return !(Callee && !Callee->isDeclaration() && ArgNo < Callee->arg_size() &&
+           onlyLoadedThrough(*Callee->getArg(ArgNo)));
 }
 
 bool allPointersStoredInto(

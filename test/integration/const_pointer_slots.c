@@ -4,12 +4,12 @@
 // `double **`. The variable got a shadow (a callee might store a pointer
 // with one into it) and storing the constant pointer there was an error.
 // A callee that only reads through the parameter and keeps no copy of it
-// (readonly, nocapture: what -O1 finds) cannot; one that writes through it
+// (readonly and nocapture from -O1; at -O0, a parameter only loaded
+// through, also via its spill slot) cannot; one that writes through it
 // (an out-parameter that receives the active pointer) still gives the
 // variable a shadow, and the derivative flows through it.
-// At -O0 the attributes are missing and such variables stay an error
-// (diagnostics/const-pointer-slots-O0.c).
 // REQUIRES: openmp
+// RUN: %adcc -O0 -fopenmp %s -o %t.O0 %adlibs && env OMP_NUM_THREADS=1 %t.O0 && env OMP_NUM_THREADS=4 %t.O0
 // RUN: %adcc -O1 -fopenmp %s -o %t.O1 %adlibs && env OMP_NUM_THREADS=1 %t.O1 && env OMP_NUM_THREADS=4 %t.O1
 // RUN: %adcc -O2 -fopenmp %s -o %t.O2 %adlibs && env OMP_NUM_THREADS=1 %t.O2 && env OMP_NUM_THREADS=4 %t.O2
 // RUN: %adcc -O3 -fopenmp %s -o %t.O3 %adlibs && env OMP_NUM_THREADS=3 %t.O3
