@@ -36,14 +36,32 @@ void ShadowCotangents::writeBack(IRBuilderBase &B, const Cell &C) {
   // thread's iteration alone, as in the primal region; one only added to
   // may be added to by other threads at the same time, unless it is one
   // worksharing-loop iteration's alone.
-  if (Atomic && !C.Known && !C.Private && C.Ty->isFloatingPointTy() &&
-      mayBeShared(C.Ptr)) {
+  if (Atomic && !C.Known && !C.Private && C.Ty->isFPOrFPVectorTy() &&
+      mayBeShared(C.Ptr))
+    return addIntoSharedCell(B, C);
+  markShadowAccess(*B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment));
+}
+
+/// An atomic addition of \p C's value into its cell; lane by lane for a
+/// vector (a user's vector type), since no atomic adds a whole vector.
+void ShadowCotangents::addIntoSharedCell(IRBuilderBase &B, const Cell &C) {
+  auto *VT = dyn_cast<FixedVectorType>(C.Ty);
+  if (!VT) {
     markShadowAccess(*B.CreateAtomicRMW(AtomicRMWInst::FAdd, C.Ptr, C.V,
                                         C.Alignment,
                                         AtomicOrdering::Monotonic));
     return;
   }
-  markShadowAccess(*B.CreateAlignedStore(current(B, C), C.Ptr, C.Alignment));
+  Type *Lane = VT->getElementType();
+  const DataLayout &DL = B.GetInsertBlock()->getDataLayout();
+  uint64_t LaneBytes = DL.getTypeStoreSize(Lane);
+  for (unsigned K = 0; K < VT->getNumElements(); ++K) {
+    Value *LanePtr = B.CreateConstInBoundsGEP1_64(Lane, C.Ptr, K);
+    markShadowAccess(*B.CreateAtomicRMW(
+        AtomicRMWInst::FAdd, LanePtr, B.CreateExtractElement(C.V, K),
+        commonAlignment(C.Alignment, K * LaneBytes),
+        AtomicOrdering::Monotonic));
+  }
 }
 
 ShadowCotangents::Cell *ShadowCotangents::find(IRBuilderBase &B, Value *Ptr,

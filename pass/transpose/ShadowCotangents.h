@@ -82,6 +82,7 @@ private:
   /// The cell's cotangent as a value (reads memory unless Known).
   llvm::Value *current(llvm::IRBuilderBase &B, const Cell &C);
   void writeBack(llvm::IRBuilderBase &B, const Cell &C);
+  void addIntoSharedCell(llvm::IRBuilderBase &B, const Cell &C);
   /// A load of a shadow cell, marked as one (RevAliasScopes.h).
   llvm::LoadInst *load(llvm::IRBuilderBase &B, llvm::Type *T, llvm::Value *Ptr,
                        llvm::Align A);
