@@ -57,6 +57,21 @@ static SmallVector<int64_t, 4> pointerFieldsReadOnEntry(const Argument &A) {
   return Offsets;
 }
 
+/// \p G's name, for the run-time messages: one string per module.
+static Constant *nameOf(IRBuilderBase &B, GlobalVariable &G) {
+  Module &M = *G.getParent();
+  std::string Name = ("ad.global.name." + G.getName()).str();
+  if (GlobalVariable *S = M.getNamedGlobal(Name))
+    return S;
+  return B.CreateGlobalString(G.getName(), Name, 0, &M);
+}
+
+/// The bytes of \p G the checks cover: an array whose size this file does
+/// not know (extern double t[]), at least its start.
+static uint64_t checkedBytes(const DataLayout &DL, const GlobalVariable &G) {
+  return std::max<uint64_t>(DL.getTypeAllocSize(G.getValueType()), 1);
+}
+
 /// Tells the runtime which of \p Globals, used by name by the \p Derived
 /// functions of \p R, the pointers they load must not lead into, and with
 /// which shadows they may (NamedGlobalChecks.cpp): a constant table of
@@ -82,12 +97,9 @@ static void nameGlobalsForChecks(IRBuilder<> &B, const Request &R,
   for (GlobalVariable *G : Globals) {
     Constant *Own = ShadowOf.lookup(G);
     Entries.push_back(ConstantStruct::get(
-        EntryTy, {G,
-                  ConstantInt::get(
-                      SizeTy, std::max<uint64_t>(
-                                  DL.getTypeAllocSize(G->getValueType()), 1)),
+        EntryTy, {G, ConstantInt::get(SizeTy, checkedBytes(DL, *G)),
                   Own ? Own : ConstantPointerNull::get(cast<PointerType>(Ptr)),
-                  B.CreateGlobalString(G->getName(), "ad.global.name")}));
+                  nameOf(B, *G)}));
   }
   Entries.push_back(Constant::getNullValue(EntryTy));
   auto *TableTy = ArrayType::get(EntryTy, Entries.size());
@@ -138,11 +150,8 @@ void checkArgumentsOutsideGlobals(IRBuilder<> &B, const Request &R,
   FunctionCallee Check = M.getOrInsertFunction(
       "__ad_check_not_in_global", Type::getVoidTy(Ctx), Ptr, Ptr, SizeTy, Ptr);
   for (GlobalVariable *G : Globals) {
-    Constant *Name = B.CreateGlobalString(G->getName(), "ad.global.name");
-    // An array whose size this file does not know (extern double t[]):
-    // at least its start.
-    uint64_t Bytes = std::max<uint64_t>(
-        M.getDataLayout().getTypeAllocSize(G->getValueType()), 1);
+    Constant *Name = nameOf(B, *G);
+    uint64_t Bytes = checkedBytes(M.getDataLayout(), *G);
     for (Value *P : Checked)
       B.CreateCall(Check, {P, G, ConstantInt::get(SizeTy, Bytes), Name});
   }

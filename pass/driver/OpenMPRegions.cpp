@@ -21,6 +21,12 @@ bool isOpenMPFork(const Function &F) {
   return F.getName() == "__kmpc_fork_call";
 }
 
+Function *forkedRegion(const CallBase &Fork) {
+  return Fork.arg_size() > 2
+             ? dyn_cast<Function>(Fork.getArgOperand(2)->stripPointerCasts())
+             : nullptr;
+}
+
 bool isWorksharingLoopStart(const Function &F) {
   return F.getName().starts_with("__kmpc_for_static_init_") ||
          F.getName().starts_with("__kmpc_dispatch_init_");
@@ -84,10 +90,8 @@ static bool reachableFromForkedBody(const Function &F) {
   SmallVector<const Function *, 8> Work;
   SmallPtrSet<const Function *, 8> Seen;
   for (const User *U : Fork->users())
-    if (auto *CB = dyn_cast<CallBase>(U); CB && CB->arg_size() > 2)
-      if (auto *Body =
-              dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
-          Body && Seen.insert(Body).second)
+    if (auto *CB = dyn_cast<CallBase>(U))
+      if (Function *Body = forkedRegion(*CB); Body && Seen.insert(Body).second)
         Work.push_back(Body);
   while (!Work.empty()) {
     const Function *G = Work.pop_back_val();

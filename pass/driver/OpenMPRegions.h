@@ -17,6 +17,7 @@
 #ifndef ADPASS_OPENMPREGIONS_H
 #define ADPASS_OPENMPREGIONS_H
 
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
 namespace ad {
@@ -26,6 +27,10 @@ class Diagnostics;
 /// A function of the OpenMP runtime (`__kmpc_*`, `omp_*`), declared only.
 bool isOpenMPRuntimeFunction(const llvm::Function &F);
 bool isOpenMPFork(const llvm::Function &F);
+/// The outlined body a fork runs: `__kmpc_fork_call(loc, n, region,
+/// shared...)` calls `region(gtid, btid, shared...)`. Null when it is not a
+/// function of the module's.
+llvm::Function *forkedRegion(const llvm::CallBase &Fork);
 /// The start of a worksharing loop (static or dynamic schedule).
 bool isWorksharingLoopStart(const llvm::Function &F);
 /// A runtime call a differentiated region may make: loop scheduling, the

@@ -1,5 +1,6 @@
 //===- AccessTypes.cpp - memory types from a function's accesses ----------===//
 #include "ir/AccessTypes.h"
+#include "ir/CallerObjectTypes.h"
 #include "prepare/Activity.h"
 
 #include "llvm/Analysis/ValueTracking.h"
@@ -357,21 +358,17 @@ void AccessTypeWalk::visitUser(const Value *V, const User *U) {
 /// At -O0 a callee keeps its parameter in a local slot stored once and
 /// loads it again for each use: those loads are the parameter.
 void AccessTypeWalk::followSpillSlot(const Value *Param, const StoreInst &SI) {
-  auto *Slot = dyn_cast<AllocaInst>(SI.getPointerOperand());
-  if (!Slot || !IntoCallees || Slot->getFunction() == F)
+  if (!IntoCallees || SI.getFunction() == F)
     return;
-  unsigned Stores = 0;
-  for (const User *U : Slot->users()) {
-    if (isa<StoreInst>(U) && ++Stores > 1)
-      return;
-    if (!isa<StoreInst>(U) && !isa<LoadInst>(U))
-      return; // its address escapes: other pointers may be put there
-  }
+  std::optional<SmallVector<const LoadInst *, 4>> Reloads =
+      spillSlotReloads(SI);
+  if (!Reloads)
+    return;
   auto It = OffsetOf.find(Param);
   bool Known = It != OffsetOf.end();
   std::optional<int64_t> Offset = Known ? It->second : std::nullopt;
-  for (const User *U : Slot->users())
-    if (auto *LI = dyn_cast<LoadInst>(U); LI && LI->getType()->isPointerTy()) {
+  for (const LoadInst *LI : *Reloads)
+    if (LI->getType()->isPointerTy()) {
       if (Known)
         OffsetOf[LI] = Offset;
       push(LI);

@@ -28,6 +28,23 @@ const Value *throughSpillSlot(const Value *V) {
   return V;
 }
 
+std::optional<SmallVector<const LoadInst *, 4>>
+spillSlotReloads(const StoreInst &SI) {
+  auto *Slot = dyn_cast<AllocaInst>(SI.getPointerOperand());
+  if (!Slot)
+    return std::nullopt;
+  SmallVector<const LoadInst *, 4> Reloads;
+  for (const User *U : Slot->users()) {
+    if (U == &SI)
+      continue;
+    auto *LI = dyn_cast<LoadInst>(U);
+    if (!LI)
+      return std::nullopt;
+    Reloads.push_back(LI);
+  }
+  return Reloads;
+}
+
 const Argument *returnedParameter(const Function &F) {
   if (F.isDeclaration())
     return nullptr;

@@ -10,13 +10,22 @@
 #define ADPASS_CALLEROBJECTTYPES_H
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
 #include <optional>
 
 namespace ad {
 
 /// At -O0 a parameter comes back from the stack slot it is spilled to.
 const llvm::Value *throughSpillSlot(const llvm::Value *V);
+/// At -O0 a function keeps a parameter in a local slot, stored once (by
+/// \p SI) and loaded again for each use: those loads, which are the
+/// parameter. None when \p SI does not store into a local, or the slot is
+/// stored to again or its address escapes (other pointers may be put
+/// there).
+std::optional<llvm::SmallVector<const llvm::LoadInst *, 4>>
+spillSlotReloads(const llvm::StoreInst &SI);
 
 /// The function whose callers pass \p A: in f.jvp, f's parameters come
 /// first, and f's callers are what matter.

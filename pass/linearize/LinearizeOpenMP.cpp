@@ -91,7 +91,7 @@ bool Linearizer::passesDerivativeInBits(const Value *V) const {
 }
 
 void Linearizer::linearizeParallelRegion(CallBase &CB) {
-  auto *Region = dyn_cast<Function>(CB.getArgOperand(2)->stripPointerCasts());
+  Function *Region = forkedRegion(CB);
   FunctionType *FT = Region ? Region->getFunctionType() : nullptr;
   if (!Region || Region->isDeclaration() || FT->isVarArg() ||
       FT->getNumParams() != CB.arg_size() - 1)
