@@ -2,6 +2,7 @@
 #include "prepare/Activity.h"
 #include "driver/CustomRules.h"
 #include "driver/OpenMPRegions.h"
+#include "ir/CallerObjectTypes.h"
 #include "prepare/GlobalShadows.h"
 #include "prepare/StreamLibrary.h"
 #include "unzip/TapeRuntime.h"
@@ -91,45 +92,6 @@ Activity Activity::parse(StringRef S) {
       .withStableArgs(std::move(Stable));
 }
 
-// C++'s operator new and new[], also the nothrow forms (std::stable_sort's
-// temporary buffer), and the operator deletes that go with them.
-static constexpr StringLiteral AllocationFns[] = {"malloc",
-                                                  "calloc",
-                                                  "_Znwm",
-                                                  "_Znam",
-                                                  "_ZnwmRKSt9nothrow_t",
-                                                  "_ZnamRKSt9nothrow_t",
-                                                  "aligned_alloc",
-                                                  "memalign"};
-static constexpr StringLiteral OutParamAllocationFns[] = {"posix_memalign"};
-static constexpr StringLiteral DeallocationFns[] = {"free",
-                                                    "_ZdlPv",
-                                                    "_ZdaPv",
-                                                    "_ZdlPvm",
-                                                    "_ZdaPvm",
-                                                    "_ZdlPvRKSt9nothrow_t",
-                                                    "_ZdaPvRKSt9nothrow_t"};
-
-static bool isNamed(const Function *F, ArrayRef<StringLiteral> Names) {
-  return F && F->isDeclaration() && llvm::is_contained(Names, F->getName());
-}
-
-static bool calls(const Value *V, ArrayRef<StringLiteral> Names) {
-  auto *CB = dyn_cast<CallBase>(V);
-  return CB && isNamed(CB->getCalledFunction(), Names);
-}
-
-bool isAllocationCall(const Value *V) { return calls(V, AllocationFns); }
-
-bool isOutParamAllocationCall(const Value *V) {
-  return calls(V, OutParamAllocationFns);
-}
-
-bool isAllocatorFunction(const Function &F) {
-  return isNamed(&F, AllocationFns) || isNamed(&F, OutParamAllocationFns) ||
-         isNamed(&F, DeallocationFns);
-}
-
 /// Whether \p AI (or a field of it) is where posix_memalign stores the
 /// block it allocates: a pointer with a shadow, so the local needs one.
 static bool receivesAllocation(const AllocaInst &AI) {
@@ -146,14 +108,6 @@ static bool receivesAllocation(const AllocaInst &AI) {
     }
   }
   return false;
-}
-
-bool isDeallocationCall(const Value *V) { return calls(V, DeallocationFns); }
-
-bool isReallocationCall(const Value *V) {
-  static constexpr StringLiteral ReallocationFns[] = {"realloc",
-                                                      "reallocarray"};
-  return calls(V, ReallocationFns);
 }
 
 SmallPtrSet<const Function *, 32> reachableFunctions(Module &M,
@@ -211,20 +165,13 @@ static bool onlyLoadedThrough(const Argument &A) {
           LI && LI->getPointerOperand() == P && LI->isSimple())
         continue;
       auto *SI = dyn_cast<StoreInst>(U);
-      auto *Slot = SI && SI->getValueOperand() == P
-                       ? dyn_cast<AllocaInst>(SI->getPointerOperand())
-                       : nullptr;
-      if (!Slot)
+      if (!SI || SI->getValueOperand() != P)
         return false;
-      // The slot holds P and nothing else: its other uses read it back.
-      for (const User *SU : Slot->users()) {
-        if (SU == SI)
-          continue;
-        auto *Reload = dyn_cast<LoadInst>(SU);
-        if (!Reload || Reload->getPointerOperand() != Slot)
-          return false;
-        Work.push_back(Reload);
-      }
+      std::optional<SmallVector<const LoadInst *, 4>> Reloads =
+          spillSlotReloads(*SI);
+      if (!Reloads)
+        return false;
+      Work.append(Reloads->begin(), Reloads->end());
     }
   }
   return true;
@@ -240,9 +187,8 @@ static bool onlyLoadedThrough(const Argument &A) {
 static bool mayWriteThroughArgument(const CallBase &CB, unsigned ArgNo) {
   const Function *Callee = CB.getCalledFunction();
   if (Callee && isOpenMPFork(*Callee)) {
-    // __kmpc_fork_call(loc, n, region, shared...) runs
-    // region(gtid, btid, shared...).
-    auto *Region = dyn_cast<Function>(CB.getArgOperand(2)->stripPointerCasts());
+    // Shared argument ArgNo is the region's parameter ArgNo - 1.
+    const Function *Region = forkedRegion(CB);
     if (!Region || ArgNo < 3 || ArgNo - 1 >= Region->arg_size())
       return true;
     const Argument *Param = Region->getArg(ArgNo - 1);

@@ -13,6 +13,7 @@
 #ifndef ADPASS_ACTIVITY_H
 #define ADPASS_ACTIVITY_H
 
+#include "ir/AllocationCalls.h"
 #include "ir/TypeLeaves.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -127,17 +128,6 @@ private:
   bool ForHandle = false;
   llvm::SmallBitVector StableArgs;
 };
-
-/// Heap allocation and release functions whose memory gets a shadow.
-bool isAllocationCall(const llvm::Value *V);
-bool isDeallocationCall(const llvm::Value *V);
-/// posix_memalign, which returns its block through a pointer argument.
-bool isOutParamAllocationCall(const llvm::Value *V);
-/// Any of the above, which a call through a pointer may reach (an
-/// allocator table holding malloc and free).
-bool isAllocatorFunction(const llvm::Function &F);
-/// realloc and reallocarray, whose memory ADPass cannot shadow yet.
-bool isReallocationCall(const llvm::Value *V);
 
 class CustomRules;
 
