@@ -53,6 +53,7 @@
 #include "ir/ShadowMemory.h"
 #include "linearize/Linearize.h"
 #include "unzip/Checkpoint.h"
+#include "unzip/DeadTangents.h"
 #include "unzip/HandleShadows.h"
 #include "unzip/PrivateShadowCells.h"
 #include "unzip/TapeRuntime.h"
@@ -123,6 +124,8 @@ std::optional<Unzipped> unzip(Function &Jvp, Differentiator &D) {
         Fwd, Lin,
         StructType::getTypeByName(
             M.getContext(), derivedName(*Info->Primal, "tape", Info->Act))};
+  // Before anything reads which values linear code needs.
+  dropDeadTangents(Jvp);
   if (Info->Act.checkpoint())
     return unzipCheckpointed(Jvp, D);
   if (isParallelRegion(*Info->Primal))
