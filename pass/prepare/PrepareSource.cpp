@@ -16,6 +16,7 @@
 #include "prepare/Reallocations.h"
 #include "prepare/ReferenceChoices.h"
 #include "prepare/RoundingBarrier.h"
+#include "prepare/SelectedLoadRecurrences.h"
 #include "prepare/SignBitLogic.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -506,6 +507,10 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
   }
   if (!Optimize)
     splitFMulAddAsBackendWould(*Src);
+  // On the final loop shapes: a running max ends as a load after its loop.
+  if (reloadSelectedLoadRecurrences(*Src,
+                                    FAM.getResult<TargetLibraryAnalysis>(*Src)))
+    FAM.clear(*Src, Src->getName());
 
   if (!checkSupported(*Src, F, Diags)) {
     Src->eraseFromParent();

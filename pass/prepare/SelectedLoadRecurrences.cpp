@@ -1,0 +1,262 @@
+//===- SelectedLoadRecurrences.cpp - a running max read after its loop ----===//
+#include "prepare/SelectedLoadRecurrences.h"
+#include "linearize/JvpRules.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+
+#define DEBUG_TYPE "ad-prepare"
+
+using namespace llvm;
+
+namespace ad {
+
+namespace {
+
+/// A loop header's phi and the selects and phis of the loop its value
+/// passes through, choosing each time between itself and loads.
+struct Recurrence {
+  Loop *L = nullptr;
+  PHINode *Header = nullptr;
+  /// The header's phi first, then the selects and phis that choose.
+  SmallSetVector<Instruction *, 8> Nodes;
+  /// The loads the nodes choose, besides each other.
+  SmallVector<LoadInst *, 4> Leaves;
+  /// Nodes used after the loop.
+  SmallVector<Instruction *, 2> LiveOut;
+};
+
+} // namespace
+
+/// Whether \p V is a load of the loop whose address is still the value's
+/// home when the loop exits (the loop writes no memory), and is never null.
+static bool isReloadableLeaf(const Value *V, const Loop &L, const Type *Ty) {
+  const auto *Load = dyn_cast<LoadInst>(V);
+  return Load && Load->isSimple() && Load->getType() == Ty &&
+         L.contains(Load) && Load->getPointerAddressSpace() == 0 &&
+         !NullPointerIsDefined(Load->getFunction(), 0);
+}
+
+/// The values node \p N chooses between: a select's two, a phi's incoming
+/// values, but for the header's phi only those from inside the loop.
+static SmallVector<Value *, 4> choicesOf(Instruction &N, const Recurrence &R) {
+  if (auto *SI = dyn_cast<SelectInst>(&N))
+    return {SI->getTrueValue(), SI->getFalseValue()};
+  auto *Phi = cast<PHINode>(&N);
+  SmallVector<Value *, 4> Values;
+  for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K)
+    if (Phi != R.Header || R.L->contains(Phi->getIncomingBlock(K)))
+      Values.push_back(Phi->getIncomingValue(K));
+  return Values;
+}
+
+/// Whether nothing in \p L writes memory (a math call may set errno).
+static bool writesNoMemory(const Loop &L, const TargetLibraryInfo &TLI) {
+  for (const BasicBlock *BB : L.blocks())
+    for (const Instruction &I : *BB)
+      if (I.mayWriteToMemory() && !isScalarMathCall(I, &TLI))
+        return false;
+  return true;
+}
+
+/// Collects the nodes reached from the header's phi through selects and
+/// phis of the loop (not of a loop inside it). False if the recurrence's
+/// value has another use in the loop than those and comparisons.
+static bool collectNodes(Recurrence &R, const LoopInfo &LI) {
+  for (unsigned K = 0; K < R.Nodes.size(); ++K) {
+    Instruction *N = R.Nodes[K];
+    bool UsedAfterLoop = false;
+    for (User *U : N->users()) {
+      auto *UI = cast<Instruction>(U);
+      if (!R.L->contains(UI))
+        UsedAfterLoop = true;
+      else if ((isa<SelectInst>(UI) || isa<PHINode>(UI)) &&
+               LI.getLoopFor(UI->getParent()) == R.L)
+        R.Nodes.insert(UI);
+      else if (!isa<FCmpInst>(UI))
+        return false;
+    }
+    if (UsedAfterLoop)
+      R.LiveOut.push_back(N);
+  }
+  return true;
+}
+
+/// The recurrence of \p Header in \p L, if it is one this file rewrites.
+static std::optional<Recurrence> findRecurrence(PHINode &Header, Loop &L,
+                                                const LoopInfo &LI) {
+  Type *Ty = Header.getType();
+  if (!Ty->isFloatingPointTy() || !L.getLoopPreheader() ||
+      Header.getNumIncomingValues() != 2 || !L.getUniqueExitBlock() ||
+      !L.hasDedicatedExits())
+    return std::nullopt;
+  Recurrence R;
+  R.L = &L;
+  R.Header = &Header;
+  R.Nodes.insert(&Header);
+  if (!collectNodes(R, LI) || R.LiveOut.empty())
+    return std::nullopt;
+  for (Instruction *N : R.Nodes)
+    for (Value *V : choicesOf(*N, R)) {
+      auto *I = dyn_cast<Instruction>(V);
+      if (I && R.Nodes.contains(I))
+        continue;
+      if (!isReloadableLeaf(V, L, Ty))
+        return std::nullopt;
+      R.Leaves.push_back(cast<LoadInst>(V));
+    }
+  return R;
+}
+
+/// Builds, next to each node, the address of the value it holds: a leaf's
+/// pointer operand, null for the initial value. Returns the map.
+static DenseMap<Value *, Value *> buildAddresses(const Recurrence &R) {
+  LLVMContext &Ctx = R.Header->getContext();
+  auto *PtrTy = PointerType::get(Ctx, 0);
+  DenseMap<Value *, Value *> Address;
+  for (LoadInst *Leaf : R.Leaves)
+    Address[Leaf] = Leaf->getPointerOperand();
+  // Phis first: a select may choose a phi of a block below it (a cycle).
+  for (Instruction *N : R.Nodes)
+    if (auto *Phi = dyn_cast<PHINode>(N))
+      Address[Phi] =
+          PHINode::Create(PtrTy, Phi->getNumIncomingValues(),
+                          Phi->getName() + ".from", Phi->getIterator());
+  // A select's chosen values are defined above it; built in any order,
+  // each operand's address is made first.
+  std::function<Value *(Value *)> AddressOf = [&](Value *V) -> Value * {
+    if (Value *A = Address.lookup(V))
+      return A;
+    auto *SI = cast<SelectInst>(V);
+    Value *T = AddressOf(SI->getTrueValue());
+    Value *F = AddressOf(SI->getFalseValue());
+    IRBuilder<> B(SI->getNextNode());
+    return Address[SI] = B.CreateSelect(SI->getCondition(), T, F,
+                                        SI->getName() + ".from");
+  };
+  for (Instruction *N : R.Nodes) {
+    auto *Phi = dyn_cast<PHINode>(N);
+    if (!Phi)
+      continue;
+    auto *From = cast<PHINode>(Address[Phi]);
+    for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K) {
+      BasicBlock *In = Phi->getIncomingBlock(K);
+      From->addIncoming(Phi == R.Header && !R.L->contains(In)
+                            ? ConstantPointerNull::get(PtrTy)
+                            : AddressOf(Phi->getIncomingValue(K)),
+                        In);
+    }
+  }
+  for (Instruction *N : R.Nodes)
+    if (isa<SelectInst>(N))
+      AddressOf(N);
+  return Address;
+}
+
+/// In exit block \p Exit, replaces the value \p Out the loop leaves (a
+/// phi of nodes) by a load from the address of the value it holds, or by
+/// \p Init where that address is null.
+static void reloadAtExit(PHINode &Out, const Recurrence &R,
+                         DenseMap<Value *, Value *> &Address, Value *Init) {
+  BasicBlock *Exit = Out.getParent();
+  LLVMContext &Ctx = Exit->getContext();
+  auto *From =
+      PHINode::Create(PointerType::get(Ctx, 0), Out.getNumIncomingValues(),
+                      Out.getName() + ".from", Out.getIterator());
+  for (unsigned K = 0; K < Out.getNumIncomingValues(); ++K)
+    From->addIncoming(Address.lookup(Out.getIncomingValue(K)),
+                      Out.getIncomingBlock(K));
+  Align Alignment = R.Leaves.front()->getAlign();
+  for (LoadInst *Leaf : R.Leaves)
+    Alignment = std::min(Alignment, Leaf->getAlign());
+
+  BasicBlock *Rest = Exit->splitBasicBlock(Exit->getFirstNonPHIIt(),
+                                           Exit->getName() + ".reloaded");
+  BasicBlock *Reload = BasicBlock::Create(Ctx, Exit->getName() + ".reload",
+                                          Exit->getParent(), Rest);
+  Exit->getTerminator()->eraseFromParent();
+  IRBuilder<> B(Exit);
+  B.SetCurrentDebugLocation(R.Leaves.front()->getDebugLoc());
+  B.CreateCondBr(B.CreateIsNull(From, Out.getName() + ".initial"), Rest,
+                 Reload);
+  B.SetInsertPoint(Reload);
+  LoadInst *Again = B.CreateAlignedLoad(Out.getType(), From, Alignment,
+                                        Out.getName() + ".again");
+  B.CreateBr(Rest);
+  B.SetInsertPoint(Rest, Rest->begin());
+  PHINode *Result = B.CreatePHI(Out.getType(), 2, Out.getName());
+  Result->addIncoming(Init, Exit);
+  Result->addIncoming(Again, Reload);
+  Out.replaceAllUsesWith(Result);
+  Out.eraseFromParent();
+}
+
+/// Rewrites \p R: addresses next to its nodes, its uses after the loop
+/// through phis of the exit block (LCSSA), each replaced by a reload.
+static void reloadAfterLoop(Recurrence &R, DominatorTree &DT, LoopInfo &LI) {
+  DenseMap<Value *, Value *> Address = buildAddresses(R);
+  SmallVector<Instruction *, 2> Worklist(R.LiveOut.begin(), R.LiveOut.end());
+  formLCSSAForInstructions(Worklist, DT, LI, /*SE=*/nullptr);
+  BasicBlock *Exit = R.L->getUniqueExitBlock();
+  Value *Init = R.Header->getIncomingValueForBlock(R.L->getLoopPreheader());
+  SmallVector<PHINode *, 2> Outs;
+  for (PHINode &Out : Exit->phis())
+    if (llvm::all_of(Out.incoming_values(), [&](Value *V) {
+          auto *I = dyn_cast<Instruction>(V);
+          return I && R.Nodes.contains(I);
+        }))
+      Outs.push_back(&Out);
+  for (PHINode *Out : Outs)
+    reloadAtExit(*Out, R, Address, Init);
+}
+
+/// The next recurrence of \p F to rewrite whose header's phi is not in
+/// \p Tried (which gets every phi looked at).
+static std::optional<Recurrence>
+findNextRecurrence(LoopInfo &LI, const TargetLibraryInfo &TLI,
+                   SmallPtrSetImpl<PHINode *> &Tried) {
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    std::optional<bool> KeepsMemory;
+    for (PHINode &Phi : L->getHeader()->phis()) {
+      if (!Tried.insert(&Phi).second || !Phi.getType()->isFloatingPointTy())
+        continue;
+      if (!KeepsMemory)
+        KeepsMemory = writesNoMemory(*L, TLI);
+      if (!*KeepsMemory)
+        break;
+      if (auto R = findRecurrence(Phi, *L, LI))
+        return R;
+    }
+  }
+  return std::nullopt;
+}
+
+bool reloadSelectedLoadRecurrences(Function &F, const TargetLibraryInfo &TLI) {
+  // Most functions have no floating-point phi at all: no analyses then.
+  bool HasFloatPhi = llvm::any_of(F, [](BasicBlock &BB) {
+    return llvm::any_of(BB.phis(), [](PHINode &Phi) {
+      return Phi.getType()->isFloatingPointTy();
+    });
+  });
+  if (!HasFloatPhi)
+    return false;
+  bool Changed = false;
+  SmallPtrSet<PHINode *, 8> Tried;
+  // One rewrite per round: it splits an exit block, which LoopInfo and
+  // the dominator tree are rebuilt for.
+  while (true) {
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    std::optional<Recurrence> R = findNextRecurrence(LI, TLI, Tried);
+    if (!R)
+      return Changed;
+    reloadAfterLoop(*R, DT, LI);
+    Changed = true;
+  }
+}
+
+} // namespace ad
