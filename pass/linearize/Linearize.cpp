@@ -28,14 +28,16 @@
 //    - structurally linear instructions (select, extract/insert of elements
 //      and fields, shufflevector, fpext, fptrunc): the same instruction on
 //      the tangents (JAX's deflinear); freeze passes its operand's tangent;
-//    - memory (LinearizeMemory.cpp): a pointer that may reach memory with
-//      derivatives has a shadow, computed by the same address arithmetic
-//      (non-linear): a zeroed alloca beside an alloca, zeroed heap memory
-//      beside an allocation, built on first use for loaded pointers and
-//      address arithmetic. A load of such memory becomes a linear load
-//      through the shadow, a store a linear store of the tangent, memcpy
-//      and memset the same on the shadows, lifetime.start a zeroing of the
-//      shadow; the shadow's live and free markers are linear calls;
+//    - memory: a pointer that may reach memory with derivatives has a
+//      shadow, computed by the same address arithmetic (non-linear): a
+//      zeroed alloca beside an alloca, zeroed heap memory beside an
+//      allocation, built on first use for loaded pointers and address
+//      arithmetic (LinearizeShadows.cpp, LinearizeAllocation.cpp). A load
+//      of such memory becomes a linear load through the shadow, a store a
+//      linear store of the tangent (LinearizeLoadStore.cpp), memcpy and
+//      memset the same on the shadows, lifetime.start a zeroing of the
+//      shadow (LinearizeMemIntrinsics.cpp); the shadow's live and free
+//      markers are linear calls;
 //    - calls of functions whose body is visible: a call of g.jvp, each
 //      argument active (passed with its tangent), AD_DUP (with its shadow)
 //      or constant; its result splits into y and a linear dy, and Unzip

@@ -1,6 +1,6 @@
 //===- LinearizeAllocation.cpp - shadows of allocated memory --------------===//
 //
-// LinearizeMemory.cpp's allocations: heap blocks (malloc and its kin,
+// Shadows of allocations: heap blocks (malloc and its kin,
 // posix_memalign's out-parameter), variable-length arrays and alloca()
 // get shadows of the same size, which are released where the primal
 // storage is given back (forward mode) or when the reverse pass is done

@@ -1,9 +1,12 @@
-//===- LinearizeImpl.h - the JVP builder, shared by its two files -*- C++
-//-*-===//
+//===- LinearizeImpl.h - the JVP builder, shared by its files --*- C++ -*-===//
 //
-// Linearize.cpp builds tangents of values, control flow and calls;
-// LinearizeMemory.cpp builds shadows of pointers and the tangent side of
-// memory (loads, stores, memcpy/memset, allocations). Private to the stage.
+// Linearize.cpp builds tangents of values and control flow, LinearizeCalls.cpp
+// (with LinearizeComplex.cpp and LinearizeOpenMP.cpp) those of calls. The
+// tangent side of memory: LinearizeShadows.cpp builds shadows of pointers,
+// LinearizeAllocation.cpp those of allocated memory, LinearizeLoadStore.cpp
+// and LinearizeMemIntrinsics.cpp the loads, stores, copies and fills of
+// shadow memory, and InactiveMemory.cpp tells which memory carries no
+// derivatives. Private to the stage.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_LINEARIZEIMPL_H
@@ -14,8 +17,11 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
 
+#include <string>
+
 namespace ad {
 
+class CustomRules;
 class Differentiator;
 struct JvpRule;
 
@@ -41,6 +47,12 @@ bool pointsToNonDifferentiableData(const llvm::Value *V);
 /// + size, at -O2): it points nowhere, in the shadow too, so it is its own
 /// shadow.
 bool isNullDerived(const llvm::Value *P);
+
+/// What memory without a shadow that active data reaches is, for errors.
+std::string memoryWithoutShadow(const llvm::Value *P, const CustomRules &Rules);
+
+/// What memory without a known shadow that a read reaches is, for errors.
+std::string unknownMemory(const llvm::Value *P, const CustomRules &Rules);
 
 class Linearizer {
 public:
@@ -74,8 +86,6 @@ private:
   bool carriesDerivative(const llvm::Value *V) const {
     return isVaried(V) || isShadowed(V);
   }
-  /// The shadow of pointer \p P; reports (and returns null) if it has none.
-  llvm::Value *shadowOf(llvm::Value *P, const llvm::Instruction &User);
   /// Whether the call reads data that carries derivatives: an active
   /// argument, a pointer with a shadow, or an active global.
   bool readsActiveData(const llvm::CallBase &CB) const;
@@ -156,23 +166,29 @@ private:
   void linearizeReturn(llvm::ReturnInst &Ret);
   void fail(const llvm::Instruction &At, const llvm::Twine &Msg);
 
-  // LinearizeMemory.cpp
+  // LinearizeShadows.cpp
+  /// The shadow of pointer \p P; reports (and returns null) if it has none.
+  llvm::Value *shadowOf(llvm::Value *P, const llvm::Instruction &User);
   void createShadowPhis();
   /// Fills in the incoming shadows of the shadow phis that are used, and
   /// erases the others. False on error.
   bool completeShadowPhis();
   void linearizeAddress(llvm::Instruction &I);
-  void linearizeAllocation(llvm::CallBase &CB);
-  void linearizeStringBufferAllocation(llvm::CallBase &CB);
   void linearizeTapeRecord(llvm::CallBase &CB, TapeRecordCall Record);
-  void linearizeOutParamAllocation(llvm::CallBase &CB);
-  void linearizeDynamicAlloca(llvm::AllocaInst &AI);
-  void linearizeDeallocation(llvm::CallBase &CB);
-  void linearizeLoad(llvm::LoadInst &LI);
   /// Checks at run time that pointer \p LI, loaded from memory with a
   /// shadow, does not lead into a global used by name with another shadow
   /// than \p ShadowLoad (NamedGlobalChecks.cpp).
   void checkLoadedPointer(llvm::LoadInst &LI, llvm::LoadInst &ShadowLoad);
+
+  // LinearizeAllocation.cpp
+  void linearizeAllocation(llvm::CallBase &CB);
+  void linearizeStringBufferAllocation(llvm::CallBase &CB);
+  void linearizeOutParamAllocation(llvm::CallBase &CB);
+  void linearizeDynamicAlloca(llvm::AllocaInst &AI);
+  void linearizeDeallocation(llvm::CallBase &CB);
+
+  // LinearizeLoadStore.cpp
+  void linearizeLoad(llvm::LoadInst &LI);
   void linearizeIntegerLoad(llvm::LoadInst &LI, llvm::Value *P);
   void linearizeStore(llvm::StoreInst &SI);
   /// A store into memory without a shadow: reports what it would lose.
@@ -190,6 +206,8 @@ private:
   /// null when that address has no shadow (reported by shadowOf).
   llvm::StoreInst *storeIntoShadowAfter(llvm::StoreInst &SI,
                                         llvm::Value *Shadow);
+
+  // LinearizeMemIntrinsics.cpp
   void linearizeMemIntrinsic(llvm::MemIntrinsic &MI);
   void linearizeMemSet(llvm::MemSetInst &MS);
   /// Reports (and returns false for) a copy between memory with a shadow
@@ -206,6 +224,8 @@ private:
   void copyShadowMemory(llvm::MemTransferInst &MT, llvm::Type *Elem,
                         bool SrcShadowed);
   void linearizeLifetimeStart(llvm::IntrinsicInst &LS);
+
+  // InactiveMemory.cpp
   /// Memory the function may read as constant data: read-only globals and
   /// AD_CONST arguments.
   bool isInactiveMemory(const llvm::Value *P) const;

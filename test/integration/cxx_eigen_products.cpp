@@ -9,7 +9,7 @@
 // buffer through an alignment rounding of its address as an integer
 // (IntegerAlignedAddresses.cpp), aligned_malloc's block and the null data()
 // of a dynamic gemv_static_vector_if are chosen in place of the operand's
-// data (Activity.cpp, LinearizeMemory.cpp), and the SSE2 broadcast
+// data (Activity.cpp, LinearizeShadows.cpp), and the SSE2 broadcast
 // shuffles halves of doubles as integers (VectorCombine, now at -O0 too).
 // REQUIRES: eigen
 // clang-format off

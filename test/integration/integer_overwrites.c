@@ -2,7 +2,7 @@
 // derivative afterwards. A small memset becomes an integer store at -O1 and
 // above (InstCombine), and the bytes may be read back as doubles through
 // another pointer to the same memory, which nothing forwards the zero to:
-// the store zeroes their tangent (pass/linearize/LinearizeMemory.cpp), and in reverse
+// the store zeroes their tangent (pass/linearize/LinearizeLoadStore.cpp), and in reverse
 // mode the cotangent reaching them stops there. Found by a randomized probe:
 // before, d/dx[2] below was 0.711 instead of 0 at -O1 and -O2.
 //   - cleared(a, c): c == a + 1, so c[1] is the a[2] that memset cleared;
