@@ -55,8 +55,8 @@ trap 'rm -rf "$out"' EXIT
 } >&2
 
 # The same header as bench_print_header() in harness.h.
-echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | extra heap (bytes) | held after (bytes) | B / elem | hand min B / elem | max rel err |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | extra heap (bytes) | held after (bytes) | B / elem | hand min B / elem | max rel err | hand acc grad (µs) | ADPass / hand acc |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 
 # The heap counters of harness.h see every allocation of the kernel and of
 # the runtime archive.
@@ -64,7 +64,8 @@ wrap="-Wl"
 for fn in malloc calloc realloc free posix_memalign aligned_alloc; do
   wrap+=",--wrap=$fn"
 done
-empty="| | | | | | | | | | | |"
+# The cells after a FAIL message, up to the header's 16 columns.
+empty="| | | | | | | | | | | | | |"
 
 failed=()
 for k in "${kernels[@]}"; do
