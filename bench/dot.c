@@ -14,9 +14,15 @@ void dot_grad_hand(const double *c, double *g, int n) {
     g[i] = c[i];
 }
 
+// The same under ADPass's contract: adds into g, which the caller zeroes.
+void dot_grad_hand_acc(const double *c, double *g, int n) {
+  for (int i = 0; i < n; ++i)
+    g[i] += c[i];
+}
+
 typedef struct {
   int n;
-  double *x, *c, *g_ad, *g_hand;
+  double *x, *c, *g_ad, *g_hand, *g_hand_acc;
 } ctx_t;
 
 static void run_primal(void *p) {
@@ -37,6 +43,13 @@ static void run_hand(void *p) {
   do_not_optimize(c->g_hand);
 }
 
+static void run_hand_acc(void *p) {
+  ctx_t *c = p;
+  memset(c->g_hand_acc, 0, (size_t)c->n * sizeof(double));
+  dot_grad_hand_acc(c->c, c->g_hand_acc, c->n);
+  do_not_optimize(c->g_hand_acc);
+}
+
 int main(int argc, char **argv) {
   if (bench_wants_header(argc, argv))
     return 0;
@@ -45,6 +58,7 @@ int main(int argc, char **argv) {
   c.c = bench_alloc(c.n);
   c.g_ad = bench_alloc(c.n);
   c.g_hand = bench_alloc(c.n);
+  c.g_hand_acc = bench_alloc(c.n);
   uint64_t seed = 2;
   for (int i = 0; i < c.n; ++i) {
     c.x[i] = bench_uniform(&seed, -1, 1);
@@ -52,5 +66,7 @@ int main(int argc, char **argv) {
   }
   bench_spec s = {"dot", "10^6", &c, run_primal, run_ad, run_hand,
                   c.g_ad, c.g_hand, (size_t)c.n, c.n, 0};
+  s.hand_acc_grad = run_hand_acc;
+  s.hand_acc_out = c.g_hand_acc;
   return bench_row(&s);
 }

@@ -5,11 +5,16 @@
  *   primal      f(x), the function as a user writes it;
  *   ad_grad     the gradient through ADPass: zero the shadows (the API
  *               accumulates with +=), then one __ad_gradient call;
- *   hand_grad   a hand-written gradient producing the same vector.
+ *   hand_grad   a hand-written gradient producing the same vector;
+ *   hand_acc_grad  optional: a hand-written gradient under ADPass's
+ *               contract: zero the output (timed, as in ad_grad), then add
+ *               into it (+=). It shows what the contract itself costs.
  *
- * bench_row() first checks that the two gradients agree, measures the tape
- * peak and the extra heap of one ADPass gradient call, then times all three
- * and prints one markdown table row on stdout (header: bench_print_header()).
+ * bench_row() first checks that the gradients agree, measures the tape
+ * peak and the extra heap of one ADPass gradient call, then times the three
+ * (or four) and prints one markdown table row on stdout (header:
+ * bench_print_header()). The last two columns are the accumulating hand
+ * gradient's; they are empty for a kernel without one.
  *
  * Heap: a kernel is linked with -Wl,--wrap=malloc,--wrap=calloc,
  * --wrap=realloc,--wrap=free,--wrap=posix_memalign,--wrap=aligned_alloc
@@ -26,9 +31,9 @@
  *   - per callable, an inner repetition count is calibrated so that one
  *     repetition lasts >= BENCH_MIN_REP_MS (default 20 ms);
  *   - one warm-up repetition of each callable;
- *   - BENCH_REPS (default 15) rounds; in each round the three callables run
- *     one repetition each, interleaved, so that drift of the machine hits all
- *     three alike;
+ *   - BENCH_REPS (default 15) rounds; in each round the three (or four)
+ *     callables run one repetition each, interleaved, so that drift of the
+ *     machine hits all alike;
  *   - reported time = median over the rounds of (repetition time / inner).
  *
  * Correctness: max over components of |ad_i - hand_i| / max(|hand_i|, floor)
@@ -266,14 +271,19 @@ typedef struct {
   size_t len;             /* components compared */
   double elements;  /* what "per element" divides by: n, rows, steps, ... */
   double hand_min;  /* bytes per element a hand-written adjoint must keep */
+  /* Optional (NULL: the last two columns stay empty). Zeroes its output,
+   * then adds the gradient into it, as ad_grad does. */
+  bench_fn hand_acc_grad;
+  const double *hand_acc_out; /* gradient written by hand_acc_grad */
 } bench_spec;
 
 static void bench_print_header(void) {
   printf("| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal "
          "| hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) "
          "| extra heap (bytes) | held after (bytes) | B / elem "
-         "| hand min B / elem | max rel err |\n");
-  printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+         "| hand min B / elem | max rel err | hand acc grad (µs) "
+         "| ADPass / hand acc |\n");
+  printf("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 }
 
 /* Max relative error of a against the reference b (see the file comment);
@@ -298,22 +308,37 @@ static double bench_max_rel_err(const double *a, const double *b, size_t len,
   return worst;
 }
 
+/* Prints the FAIL row of a gradient `what` that differs from the
+ * hand-written one, and says so on stderr. Returns 1. */
+static int bench_fail_row(const bench_spec *s, const char *what,
+                          const double *out, double err, size_t at) {
+  printf("| %s | %s | FAIL: %s gradient differs from the hand-written one, "
+         "max rel err %.2e at component %zu (%s %.17g, hand %.17g) "
+         "| | | | | | | | | | | | | |\n",
+         s->kernel, s->n, what, err, at, what, out[at], s->hand_out[at]);
+  fflush(stdout);
+  fprintf(stderr, "bench %s: FAIL: %s: max rel err %.3e > %.0e at %zu\n",
+          s->kernel, what, err, BENCH_TOL, at);
+  return 1;
+}
+
 /* Checks, measures and prints one row. Returns 0, or 1 on FAIL. */
 static int bench_row(const bench_spec *s) {
-  /* Correctness first: one call of each gradient. */
+  /* Correctness first: one call of each gradient. The max rel err column is
+   * ADPass's; the accumulating hand gradient must agree as well. */
   s->ad_grad(s->ctx);
   s->hand_grad(s->ctx);
   size_t at;
   double err = bench_max_rel_err(s->ad_out, s->hand_out, s->len, &at);
-  if (!(err <= BENCH_TOL)) {
-    printf("| %s | %s | FAIL: ADPass gradient differs from the hand-written "
-           "one, max rel err %.2e at component %zu (ADPass %.17g, hand %.17g) "
-           "| | | | | | | | | | | |\n",
-           s->kernel, s->n, err, at, s->ad_out[at], s->hand_out[at]);
-    fflush(stdout);
-    fprintf(stderr, "bench %s: FAIL: max rel err %.3e > %.0e at %zu\n",
-            s->kernel, err, BENCH_TOL, at);
-    return 1;
+  if (!(err <= BENCH_TOL))
+    return bench_fail_row(s, "ADPass", s->ad_out, err, at);
+  if (s->hand_acc_grad) {
+    s->hand_acc_grad(s->ctx);
+    double acc_err =
+        bench_max_rel_err(s->hand_acc_out, s->hand_out, s->len, &at);
+    if (!(acc_err <= BENCH_TOL))
+      return bench_fail_row(s, "accumulating hand", s->hand_acc_out, acc_err,
+                            at);
   }
 
   /* Tape peak and extra heap of exactly one gradient call, from an empty
@@ -336,15 +361,19 @@ static int bench_row(const bench_spec *s) {
             "call (%zu before)\n",
             s->kernel, after, before);
 
-  bench_fn fns[3] = {s->primal, s->ad_grad, s->hand_grad};
-  double t[3];
-  bench_measure(3, fns, s->ctx, t);
+  bench_fn fns[4] = {s->primal, s->ad_grad, s->hand_grad, s->hand_acc_grad};
+  double t[4];
+  bench_measure(s->hand_acc_grad ? 4 : 3, fns, s->ctx, t);
 
   printf("| %s | %s | %.1f | %.1f | **%.2f** | %.1f | %.2f | %.2f | %zu "
-         "| %lld | %lld | %.3g | %.3g | %.1e |\n",
+         "| %lld | %lld | %.3g | %.3g | %.1e |",
          s->kernel, s->n, t[0] * 1e-3, t[1] * 1e-3, t[1] / t[0], t[2] * 1e-3,
          t[2] / t[0], t[1] / t[2], peak, heap_extra, heap_held,
          (double)heap_extra / s->elements, s->hand_min, err);
+  if (s->hand_acc_grad)
+    printf(" %.1f | %.2f |\n", t[3] * 1e-3, t[1] / t[3]);
+  else
+    printf(" | |\n");
   fflush(stdout);
   return 0;
 }
@@ -358,18 +387,38 @@ static inline int bench_wants_header(int argc, char **argv) {
   return 0;
 }
 
-
 /* The whole benchmark for a kernel `double f(const double *x, int n)` with
- * gradient w.r.t. x and a hand-written gradient `void hand(x, g, n)`: the
- * context, the three timed callables, and main. Inputs are drawn uniformly
- * from [lo, hi] with the given seed. The ADPass call names f directly (a
- * marker must). size_label is how the table prints n; "per element" is per
- * x_i; hand_min is the bytes per x_i a hand-written adjoint must keep. */
+ * gradient w.r.t. x and a hand-written gradient `void hand(x, g, n)` that
+ * stores into g: the context, the three timed callables, and main. Inputs
+ * are drawn uniformly from [lo, hi] with the given seed. The ADPass call
+ * names f directly (a marker must). size_label is how the table prints n;
+ * "per element" is per x_i; hand_min is the bytes per x_i a hand-written
+ * adjoint must keep. */
 #define BENCH_VECTOR_GRADIENT(f, hand, label, size, size_label, seed0, lo, hi, \
                               hand_min)                                        \
+  BENCH_VECTOR_CALLABLES_(f, hand)                                             \
+  BENCH_VECTOR_MAIN_(label, size, size_label, seed0, lo, hi, hand_min, NULL)
+
+/* The same with a second hand-written gradient `void hand_acc(x, g, n)`
+ * under ADPass's contract: it adds into g, which the timed callable zeroes
+ * first, as run_ad does. */
+#define BENCH_VECTOR_GRADIENT_ACC(f, hand, hand_acc, label, size, size_label,  \
+                                  seed0, lo, hi, hand_min)                     \
+  BENCH_VECTOR_CALLABLES_(f, hand)                                             \
+  static void run_hand_acc(void *p) {                                          \
+    ctx_t *c = p;                                                              \
+    memset(c->g_hand_acc, 0, (size_t)c->n * sizeof(double));                   \
+    hand_acc(c->x, c->g_hand_acc, c->n);                                       \
+    do_not_optimize(c->g_hand_acc);                                            \
+  }                                                                            \
+  BENCH_VECTOR_MAIN_(label, size, size_label, seed0, lo, hi, hand_min,         \
+                     run_hand_acc)
+
+/* The context and the callables every vector kernel has. */
+#define BENCH_VECTOR_CALLABLES_(f, hand)                                       \
   typedef struct {                                                             \
     int n;                                                                     \
-    double *x, *g_ad, *g_hand;                                                 \
+    double *x, *g_ad, *g_hand, *g_hand_acc;                                    \
   } ctx_t;                                                                     \
   static void run_primal(void *p) {                                            \
     ctx_t *c = p;                                                              \
@@ -377,7 +426,7 @@ static inline int bench_wants_header(int argc, char **argv) {
   }                                                                            \
   static void run_ad(void *p) {                                                \
     ctx_t *c = p;                                                              \
-    memset(c->g_ad, 0, (size_t)c->n * sizeof(double));                        \
+    memset(c->g_ad, 0, (size_t)c->n * sizeof(double));                         \
     __ad_gradient_void(f, c->x, c->g_ad, c->n);                                \
     do_not_optimize(c->g_ad);                                                  \
   }                                                                            \
@@ -385,7 +434,11 @@ static inline int bench_wants_header(int argc, char **argv) {
     ctx_t *c = p;                                                              \
     hand(c->x, c->g_hand, c->n);                                               \
     do_not_optimize(c->g_hand);                                                \
-  }                                                                            \
+  }
+
+/* main(); hand_acc_fn is run_hand_acc or NULL. */
+#define BENCH_VECTOR_MAIN_(label, size, size_label, seed0, lo, hi, hand_min,   \
+                           hand_acc_fn)                                        \
   int main(int argc, char **argv) {                                            \
     if (bench_wants_header(argc, argv))                                        \
       return 0;                                                                \
@@ -396,9 +449,14 @@ static inline int bench_wants_header(int argc, char **argv) {
     uint64_t seed = seed0;                                                     \
     for (int i = 0; i < c.n; ++i)                                              \
       c.x[i] = bench_uniform(&seed, lo, hi);                                   \
-    bench_spec s = {label,     size_label, &c,     run_primal,                 \
-                    run_ad,    run_hand,   c.g_ad, c.g_hand,                   \
-                    (size_t)c.n, c.n,      hand_min};                          \
+    bench_spec s = {label,       size_label, &c,      run_primal,              \
+                    run_ad,      run_hand,   c.g_ad,  c.g_hand,                \
+                    (size_t)c.n, c.n,        hand_min};                        \
+    if (hand_acc_fn) {                                                         \
+      c.g_hand_acc = bench_alloc(c.n);                                         \
+      s.hand_acc_grad = hand_acc_fn;                                           \
+      s.hand_acc_out = c.g_hand_acc;                                           \
+    }                                                                          \
     return bench_row(&s);                                                      \
   }
 

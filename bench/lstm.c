@@ -3,11 +3,13 @@
 // element-wise (diagonal) gate weights, run over a sequence of c vectors of
 // size b, predicting each next vector; the loss is the mean negative
 // log-softmax likelihood of the sequence. l = 2, b = 14, c = 1024 (ADBench's
-// smallest set). Per layer, `main` holds weights then biases for the four
-// gates (forget, input, output, change), 4 b each; `extra` holds the input
-// weights, output weights and output biases, b each. The state (hidden then
-// cell, per layer) is copied into a malloc'd buffer. Gradient w.r.t. main
-// and extra; state and sequence constant.
+// smallest set) by default; BENCH_LSTM_L and BENCH_LSTM_C choose l and c
+// (ADBench's largest set is l = 4, c = 4096). Per layer, `main` holds
+// weights then biases for the four gates (forget, input, output, change),
+// 4 b each; `extra` holds the input weights, output weights and output
+// biases, b each. The state (hidden then cell, per layer) is copied into a
+// malloc'd buffer. Gradient w.r.t. main and extra; state and sequence
+// constant.
 #include "harness.h"
 
 static double sigmoid(double v) { return 1 / (1 + exp(-v)); }
@@ -203,8 +205,13 @@ static void run_hand(void *p) {
 int main(int argc, char **argv) {
   if (bench_wants_header(argc, argv))
     return 0;
-  ctx_t c = {.l = bench_opaque_int(2), .c = bench_opaque_int(1024),
+  /* BENCH_LSTM_L and BENCH_LSTM_C change l and c, to measure ADBench's
+   * larger sets; c >= 2 so that there is at least one prediction. */
+  ctx_t c = {.l = bench_opaque_int((int)bench_env("BENCH_LSTM_L", 2)),
+             .c = bench_opaque_int((int)bench_env("BENCH_LSTM_C", 1024)),
              .b = bench_opaque_int(14)};
+  if (c.c < 2)
+    c.c = 2;
   size_t sz = (size_t)2 * c.l * c.b;
   c.main = bench_alloc(main_len(&c));
   c.extra = bench_alloc(3 * (size_t)c.b);
@@ -223,9 +230,11 @@ int main(int argc, char **argv) {
     c.state0[i] = bench_uniform(&seed, -1, 1);
   for (size_t i = 0; i < (size_t)c.c * c.b; ++i)
     c.seq[i] = bench_uniform(&seed, 0, 1);
+  char label[48];
+  snprintf(label, sizeof label, "l %d, b %d, c %d", c.l, c.b, c.c);
   /* Per time step; the hand-written adjoint keeps the state, 2 l b doubles. */
-  bench_spec s = {"lstm", "l 2, b 14, c 1024", &c, run_primal, run_ad,
-                  run_hand, c.g_ad, c.g_hand, grad_len(&c), c.c - 1,
+  bench_spec s = {"lstm",          label,  &c,       run_primal,   run_ad,
+                  run_hand,        c.g_ad, c.g_hand, grad_len(&c), c.c - 1,
                   16.0 * c.l * c.b};
   return bench_row(&s);
 }

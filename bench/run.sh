@@ -11,7 +11,8 @@
 #                                the OpenMP kernel (not in the default list)
 #
 # Environment: CC (default clang-19), BUILD (default <repo>/build),
-# BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20).
+# BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20); per kernel,
+# BENCH_GMM_D (gmm's d) and BENCH_LSTM_L, BENCH_LSTM_C (lstm's l and c).
 #
 # Exits non-zero when the plugin or runtime is missing, when a kernel does
 # not compile, does not run, or fails its correctness check. A failing kernel
@@ -54,8 +55,8 @@ trap 'rm -rf "$out"' EXIT
 } >&2
 
 # The same header as bench_print_header() in harness.h.
-echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | extra heap (bytes) | held after (bytes) | B / elem | hand min B / elem | max rel err |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| kernel | n | primal (µs) | ADPass grad (µs) | ADPass / primal | hand grad (µs) | hand / primal | ADPass / hand | peak tape (bytes) | extra heap (bytes) | held after (bytes) | B / elem | hand min B / elem | max rel err | hand acc grad (µs) | ADPass / hand acc |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 
 # The heap counters of harness.h see every allocation of the kernel and of
 # the runtime archive.
@@ -63,7 +64,8 @@ wrap="-Wl"
 for fn in malloc calloc realloc free posix_memalign aligned_alloc; do
   wrap+=",--wrap=$fn"
 done
-empty="| | | | | | | | | | | |"
+# The cells after a FAIL message, up to the header's 16 columns.
+empty="| | | | | | | | | | | | | |"
 
 failed=()
 for k in "${kernels[@]}"; do

@@ -13,4 +13,11 @@ void sumsq_grad_hand(const double *x, double *g, int n) {
     g[i] = 2 * x[i];
 }
 
-BENCH_VECTOR_GRADIENT(sumsq, sumsq_grad_hand, "sumsq", 1000000, "10^6", 1, -1, 1, 0)
+// The same under ADPass's contract: adds into g, which the caller zeroes.
+void sumsq_grad_hand_acc(const double *x, double *g, int n) {
+  for (int i = 0; i < n; ++i)
+    g[i] += 2 * x[i];
+}
+
+BENCH_VECTOR_GRADIENT_ACC(sumsq, sumsq_grad_hand, sumsq_grad_hand_acc, "sumsq",
+                          1000000, "10^6", 1, -1, 1, 0)
