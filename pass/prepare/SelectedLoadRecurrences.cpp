@@ -7,6 +7,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
 #define DEBUG_TYPE "ad-prepare"
@@ -41,11 +42,29 @@ static bool isReloadableLeaf(const Value *V, const Loop &L, const Type *Ty) {
          !NullPointerIsDefined(Load->getFunction(), 0);
 }
 
-/// The values node \p N chooses between: a select's two, a phi's incoming
-/// values, but for the header's phi only those from inside the loop.
+/// Whether \p I is fmax or fmin: it returns one of its operands, the
+/// first exactly when the result compares equal to it (the JVP rule's own
+/// choice; LLVM leaves open which of +0 and -0 is returned), the other when
+/// that one is NaN.
+static bool isChoosingMinMax(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && (II->getIntrinsicID() == Intrinsic::maxnum ||
+                II->getIntrinsicID() == Intrinsic::minnum);
+}
+
+/// Whether \p I may be a node: a select, a phi, fmax or fmin.
+static bool isChoice(const Instruction &I) {
+  return isa<SelectInst>(I) || isa<PHINode>(I) || isChoosingMinMax(I);
+}
+
+/// The values node \p N chooses between: a select's two, fmax's or fmin's
+/// operands, a phi's incoming values, but for the header's phi only those
+/// from inside the loop.
 static SmallVector<Value *, 4> choicesOf(Instruction &N, const Recurrence &R) {
   if (auto *SI = dyn_cast<SelectInst>(&N))
     return {SI->getTrueValue(), SI->getFalseValue()};
+  if (isChoosingMinMax(N))
+    return {N.getOperand(0), N.getOperand(1)};
   auto *Phi = cast<PHINode>(&N);
   SmallVector<Value *, 4> Values;
   for (unsigned K = 0; K < Phi->getNumIncomingValues(); ++K)
@@ -74,8 +93,7 @@ static bool collectNodes(Recurrence &R, const LoopInfo &LI) {
       auto *UI = cast<Instruction>(U);
       if (!R.L->contains(UI))
         UsedAfterLoop = true;
-      else if ((isa<SelectInst>(UI) || isa<PHINode>(UI)) &&
-               LI.getLoopFor(UI->getParent()) == R.L)
+      else if (isChoice(*UI) && LI.getLoopFor(UI->getParent()) == R.L)
         R.Nodes.insert(UI);
       else if (!isa<FCmpInst>(UI))
         return false;
@@ -131,12 +149,19 @@ static DenseMap<Value *, Value *> buildAddresses(const Recurrence &R) {
   std::function<Value *(Value *)> AddressOf = [&](Value *V) -> Value * {
     if (Value *A = Address.lookup(V))
       return A;
-    auto *SI = cast<SelectInst>(V);
-    Value *T = AddressOf(SI->getTrueValue());
-    Value *F = AddressOf(SI->getFalseValue());
-    IRBuilder<> B(SI->getNextNode());
-    return Address[SI] = B.CreateSelect(SI->getCondition(), T, F,
-                                        SI->getName() + ".from");
+    auto *N = cast<Instruction>(V);
+    IRBuilder<> B(N->getNextNode());
+    if (auto *SI = dyn_cast<SelectInst>(N)) {
+      Value *T = AddressOf(SI->getTrueValue());
+      Value *F = AddressOf(SI->getFalseValue());
+      return Address[N] = B.CreateSelect(SI->getCondition(), T, F,
+                                         N->getName() + ".from");
+    }
+    Value *First = AddressOf(N->getOperand(0));
+    Value *Second = AddressOf(N->getOperand(1));
+    Value *IsFirst = B.CreateFCmpOEQ(N, N->getOperand(0));
+    return Address[N] =
+               B.CreateSelect(IsFirst, First, Second, N->getName() + ".from");
   };
   for (Instruction *N : R.Nodes) {
     auto *Phi = dyn_cast<PHINode>(N);
@@ -152,7 +177,7 @@ static DenseMap<Value *, Value *> buildAddresses(const Recurrence &R) {
     }
   }
   for (Instruction *N : R.Nodes)
-    if (isa<SelectInst>(N))
+    if (!isa<PHINode>(N))
       AddressOf(N);
   return Address;
 }

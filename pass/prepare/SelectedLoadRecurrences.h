@@ -18,8 +18,10 @@
 // the loop ended with.
 //
 // A recurrence qualifies when it is a floating-point phi of a loop header
-// whose value, along the loop, passes only through selects and phis of
-// the loop whose other operands are loads in the loop; the loop writes no
+// whose value, along the loop, passes only through selects, phis, fmax and
+// fmin of the loop whose other operands are loads in the loop (fmax takes
+// the address of its first operand when the result equals it, as its JVP
+// rule takes that operand's tangent); the loop writes no
 // memory (math calls may set errno); inside the loop it is only compared;
 // and the loop has one exit block. Anything else is left as written.
 //

@@ -11,6 +11,7 @@
 // clang-format off
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
+// RUN: %adcc -O2 -ffast-math %s -o %t.fast %adlibs && %t.fast
 // RUN: %adcc -O2 -c %s -o %t.o -Rpass=adpass 2>&1 | FileCheck %s
 // clang-format on
 #include "ad.h"
@@ -65,6 +66,22 @@ float last_min_f(const float *x, int n) {
   for (int i = 1; i < n; ++i)
     m = x[i] <= m ? x[i] : m;
   return m;
+}
+
+// fmax and fmin: a NaN element is skipped.
+double fmax_of(const double *x, int n) {
+  double m = -INFINITY;
+  // CHECK-DAG: gradient of 'fmax_of': the loop at line [[@LINE+1]] keeps 0 bytes per iteration
+  for (int i = 0; i < n; ++i)
+    m = fmax(m, x[i]);
+  return m;
+}
+
+float fmin_of_f(const float *x, int n) {
+  float m = x[0];
+  for (int i = 1; i < n; ++i)
+    m = fminf(x[i], m);
+  return m * m;
 }
 
 double range(const double *x, int n) {
@@ -273,6 +290,22 @@ int main(void) {
     double y[N] = {3.0, 2.0, -1.0, 2.0, 2.0, 1.0}, dy[N] = {0};
     __ad_gradient_void(first_max, y, dy, n);
     check_winner("first_max at start", dy, 0);
+  }
+  {
+    double x[N] = {0.5, 2.0, -1.0, 2.5, 2.0, 1.0}, dx[N] = {0};
+    __ad_gradient_void(fmax_of, x, dx, n);
+    check_winner("fmax_of", dx, 3);
+#ifndef __FAST_MATH__
+    x[3] = NAN;
+    memset(dx, 0, sizeof dx);
+    __ad_gradient_void(fmax_of, x, dx, n);
+    check_winner("fmax_of with a NaN", dx, 1);
+#endif
+    float y[N] = {0.5f, -2.0f, 1.0f, -2.5f, 3.0f, -1.0f}, dy[N] = {0};
+    __ad_gradient_void(fmin_of_f, y, dy, n);
+    for (int j = 0; j < N; ++j)
+      ad_check(ad_fmt("fmin_of_f d/dx[%d]", j), dy[j], j == 3 ? -5.0 : 0, 0,
+               0);
   }
   {
     float x[N] = {0.5f, -2.0f, 1.0f, -2.0f, 3.0f, -1.0f}, dx[N] = {0};
