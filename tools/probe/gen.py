@@ -53,7 +53,8 @@ BINARY = [
 # Ordinary blocks and pattern blocks, with how often each is drawn.
 ORDINARY = ["arith", "arith", "loop_for", "loop_x", "loop_down", "while_exit",
             "do_while", "loop_break", "branch", "switch", "local_array",
-            "heap", "helper", "helper_ptr", "nested_loops"]
+            "heap", "helper", "helper_ptr", "nested_loops", "running_max",
+            "running_max_local"]
 PATTERNS = {
     "setjmp": ["setjmp_global", "setjmp_array"],
     "ptrglobal": ["ptrglobal_input", "ptrglobal_local", "ptrglobal_struct",
@@ -190,6 +191,40 @@ class Program:
                     "  if (%s > 1.8 || %s < -1.8) break;" % (v, v),
                     "  %s += 0.15 * (1.0 + %s);" % (v, self.bounded(
                         c["r"], c["e"](1))), "}"]
+
+    def running_choice(self, r, m, a):
+        """One step of a running max or min of m over the value a."""
+        return r.choice([
+            "if (%s > %s) %s = %s;" % (a, m, m, a),
+            "if (%s >= %s) %s = %s;" % (a, m, m, a),
+            "if (%s < %s) %s = %s;" % (a, m, m, a),
+            "%s = %s > %s ? %s : %s;" % (m, m, a, m, a),
+            "%s = fmax(%s, %s);" % (m, m, a),
+            "%s = fmin(%s, %s);" % (m, a, m)])
+
+    def b_running_max(self, b, c):
+        v, r = c["v"], c["r"]
+        start = r.choice(["x[0]", c["e"](1)])
+        b.lines += ["double %s = %s;" % (v, start),
+                    "for (int i = %d; i < n; i++) {" % r.randint(0, 1),
+                    "  " + self.running_choice(r, v, "x[i]")]
+        if r.random() < 0.3:
+            b.lines.append("  if (x[i] > 1.2) break;")
+        b.lines += ["}", "%s = %s * %s;" % (v, v, self.bounded(r, c["e"](1)))]
+
+    def b_running_max_local(self, b, c):
+        v, k, m, r = c["v"], c["k"], c["m"], c["r"]
+        b.lines += ["double a%d[%d];" % (k, m),
+                    "for (int i = 0; i < %d; i++)" % m,
+                    "  a%d[i] = %s * (i + 1) - %s;" % (k, c["e"](1),
+                                                       c["var"]()),
+                    "double %s = a%d[0];" % (v, k),
+                    "for (int i = 1; i < %d; i++) {" % m,
+                    "  " + self.running_choice(r, v, "a%d[i]" % k)]
+        # A loop that changes what it compares keeps every choice.
+        if r.random() < 0.4:
+            b.lines.append("  a%d[i] *= 0.5;" % k)
+        b.lines += ["}", "%s += a%d[%d];" % (v, k, m - 1)]
 
     def b_branch(self, b, c):
         v = c["v"]
