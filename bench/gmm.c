@@ -1,7 +1,9 @@
 // Gaussian mixture model objective in ADBench's form (Srajer, Kukelova &
 // Fitzgibbon, "A benchmark of selected algorithmic differentiation tools on
 // some problems in computer vision and machine learning", 2018), written
-// here from the formulas. d = 10, K = 25 components, n = 2000 points.
+// here from the formulas. d = 10, K = 25 components, n = 2000 points by
+// default; BENCH_GMM_D, BENCH_GMM_K and BENCH_GMM_N change them (ADBench's
+// published instances include d 10, K 25, n 10^4 and d 64, K 10, n 10^3).
 //
 // Component k has weight alpha_k, mean mu_k and inverse covariance
 // factor Q_k = diag(exp(q_k)) + L_k, L_k strictly lower triangular; icf_k
@@ -14,6 +16,7 @@
 // scratch (c, Q_k c, the K terms) is malloc'd and freed for every point.
 // Gradient w.r.t. alpha, mu and icf.
 #include "harness.h"
+#include <limits.h>
 
 static double logsumexp_k(const double *v, int K) {
   double mx = v[0];
@@ -117,6 +120,7 @@ typedef struct {
   double *qc;    /* K * d: Q_k c of the current point */
   double *terms; /* K */
   double *c;     /* d */
+  double *bc;    /* d: Q_k^T b */
 } gmm_scratch;
 
 static void gmm_point_grad(const double *xi, const double *alphas,
@@ -142,7 +146,7 @@ static void gmm_point_grad(const double *xi, const double *alphas,
     da[k] += wk;
     for (int j = 0; j < d; ++j)
       w->c[j] = xi[j] - means[k * d + j];
-    double bc[64]; /* Q_k^T b */
+    double *bc = w->bc;
     for (int j = 0; j < d; ++j) {
       double b = -wk * qc[j], qd = w->qdiags[k * d + j];
       dq[j] += wk + b * w->c[j] * qd;
@@ -235,12 +239,17 @@ static void run_hand(void *p) {
 int main(int argc, char **argv) {
   if (bench_wants_header(argc, argv))
     return 0;
-  /* BENCH_GMM_D changes d (at most 64), to see how the tape grows with it. */
+  /* BENCH_GMM_D, BENCH_GMM_K and BENCH_GMM_N change d, K and n: to see how
+   * the tape grows with d, and to run ADBench's instances as published. */
   ctx_t c = {.d = bench_opaque_int((int)bench_env("BENCH_GMM_D", 10)),
-             .K = bench_opaque_int(25), .n = bench_opaque_int(2000),
+             .K = bench_opaque_int((int)bench_env("BENCH_GMM_K", 25)),
+             .n = bench_opaque_int((int)bench_env("BENCH_GMM_N", 2000)),
              .m = 0, .gamma = 1.0};
-  if (c.d > 64)
-    c.d = 64;
+  /* The objective indexes x and icf with int. */
+  if ((double)c.n * c.d > INT_MAX || (double)c.K * icf_size(&c) > INT_MAX) {
+    fprintf(stderr, "gmm: n d or K d (d + 1) / 2 does not fit in an int\n");
+    return 2;
+  }
   size_t d = (size_t)c.d, K = (size_t)c.K;
   c.alphas = bench_alloc(K);
   c.means = bench_alloc(K * d);
@@ -253,6 +262,7 @@ int main(int argc, char **argv) {
   c.w.qc = bench_alloc(K * d);
   c.w.terms = bench_alloc(K);
   c.w.c = bench_alloc(d);
+  c.w.bc = bench_alloc(d);
   uint64_t seed = 8;
   for (size_t k = 0; k < K; ++k)
     c.alphas[k] = bench_uniform(&seed, -1, 1);
@@ -262,8 +272,8 @@ int main(int argc, char **argv) {
     c.icf[i] = bench_uniform(&seed, -0.5, 0.5);
   for (size_t i = 0; i < (size_t)c.n * d; ++i)
     c.x[i] = bench_uniform(&seed, 0, 1);
-  char label[32];
-  snprintf(label, sizeof label, "d %d, K 25, n 2000", c.d);
+  char label[48];
+  snprintf(label, sizeof label, "d %d, K %d, n %d", c.d, c.K, c.n);
   /* Per point; the point-fused hand-written gradient keeps nothing. */
   bench_spec s = {"gmm", label, &c, run_primal, run_ad, run_hand, c.g_ad,
                   c.g_hand, grad_len(&c), c.n, 0};

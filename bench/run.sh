@@ -12,7 +12,8 @@
 #
 # Environment: CC (default clang-19), BUILD (default <repo>/build),
 # BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20); per kernel,
-# BENCH_GMM_D (gmm's d) and BENCH_LSTM_L, BENCH_LSTM_C (lstm's l and c).
+# BENCH_GMM_D, BENCH_GMM_K, BENCH_GMM_N (gmm's d, K and n) and BENCH_LSTM_L,
+# BENCH_LSTM_C (lstm's l and c).
 #
 # Exits non-zero when the plugin or runtime is missing, when a kernel does
 # not compile, does not run, or fails its correctness check. A failing kernel
