@@ -4,11 +4,13 @@
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 
 #define DEBUG_TYPE "ad-prepare"
 
@@ -18,28 +20,63 @@ namespace ad {
 
 namespace {
 
+/// A value the nodes choose besides each other, and the load of the loop
+/// it is (or is computed from: |x[i]|).
+struct Leaf {
+  Value *V;
+  LoadInst *Load;
+};
+
 /// A loop header's phi and the selects and phis of the loop its value
-/// passes through, choosing each time between itself and loads.
+/// passes through, choosing each time between itself and leaves.
 struct Recurrence {
   Loop *L = nullptr;
   PHINode *Header = nullptr;
   /// The header's phi first, then the selects and phis that choose.
   SmallSetVector<Instruction *, 8> Nodes;
-  /// The loads the nodes choose, besides each other.
-  SmallVector<LoadInst *, 4> Leaves;
+  /// What the nodes choose besides each other: loads, or one value
+  /// computed from a load.
+  SmallVector<Leaf, 4> Leaves;
   /// Nodes used after the loop.
   SmallVector<Instruction *, 2> LiveOut;
 };
 
 } // namespace
 
-/// Whether \p V is a load of the loop whose address is still the value's
-/// home when the loop exits (the loop writes no memory), and is never null.
-static bool isReloadableLeaf(const Value *V, const Loop &L, const Type *Ty) {
-  const auto *Load = dyn_cast<LoadInst>(V);
-  return Load && Load->isSimple() && Load->getType() == Ty &&
-         L.contains(Load) && Load->getPointerAddressSpace() == 0 &&
-         !NullPointerIsDefined(Load->getFunction(), 0);
+/// Whether \p Load's address is never null (the reload after the loop
+/// tells the initial value by a null address).
+static bool isReloadable(const LoadInst &Load) {
+  return Load.isSimple() && Load.getPointerAddressSpace() == 0 &&
+         !NullPointerIsDefined(Load.getFunction(), 0);
+}
+
+/// The one load of \p L that \p V is, or that \p V is computed from by
+/// code that may run again after the loop (arithmetic, math functions) on
+/// it and on values from outside the loop; null if there is none or more
+/// than one, or \p V depends on anything else the loop computes (its
+/// counter, a phi). The loop writes no memory, so that load still reads the
+/// same value when the loop exits.
+static LoadInst *loadBehind(Value *V, const Loop &L,
+                            const TargetLibraryInfo &TLI) {
+  LoadInst *Found = nullptr;
+  SmallVector<Value *, 8> Worklist{V};
+  SmallPtrSet<Value *, 8> Seen;
+  while (!Worklist.empty()) {
+    auto *I = dyn_cast<Instruction>(Worklist.pop_back_val());
+    if (!I || !L.contains(I) || !Seen.insert(I).second)
+      continue;
+    if (auto *Load = dyn_cast<LoadInst>(I)) {
+      if ((Found && Found != Load) || !isReloadable(*Load))
+        return nullptr;
+      Found = Load;
+      continue;
+    }
+    if (isa<PHINode>(I) ||
+        !(isSafeToSpeculativelyExecute(I) || isScalarMathCall(*I, &TLI)))
+      return nullptr;
+    Worklist.append(I->op_begin(), I->op_end());
+  }
+  return Found;
 }
 
 /// Whether \p I is fmax or fmin: it returns one of its operands, the
@@ -106,7 +143,8 @@ static bool collectNodes(Recurrence &R, const LoopInfo &LI) {
 
 /// The recurrence of \p Header in \p L, if it is one this file rewrites.
 static std::optional<Recurrence> findRecurrence(PHINode &Header, Loop &L,
-                                                const LoopInfo &LI) {
+                                                const LoopInfo &LI,
+                                                const TargetLibraryInfo &TLI) {
   Type *Ty = Header.getType();
   if (!Ty->isFloatingPointTy() || !L.getLoopPreheader() ||
       Header.getNumIncomingValues() != 2 || !L.getUniqueExitBlock() ||
@@ -118,15 +156,23 @@ static std::optional<Recurrence> findRecurrence(PHINode &Header, Loop &L,
   R.Nodes.insert(&Header);
   if (!collectNodes(R, LI) || R.LiveOut.empty())
     return std::nullopt;
+  SmallPtrSet<Value *, 4> SeenLeaves;
   for (Instruction *N : R.Nodes)
     for (Value *V : choicesOf(*N, R)) {
       auto *I = dyn_cast<Instruction>(V);
-      if (I && R.Nodes.contains(I))
+      if ((I && R.Nodes.contains(I)) || !SeenLeaves.insert(V).second)
         continue;
-      if (!isReloadableLeaf(V, L, Ty))
+      LoadInst *Load = I ? loadBehind(I, L, TLI) : nullptr;
+      if (!Load)
         return std::nullopt;
-      R.Leaves.push_back(cast<LoadInst>(V));
+      R.Leaves.push_back({V, Load});
     }
+  // After the loop, an address alone says which value was chosen when
+  // every leaf is a load, or when there is only one leaf.
+  bool AllLoads =
+      llvm::all_of(R.Leaves, [](const Leaf &Lf) { return Lf.V == Lf.Load; });
+  if (!AllLoads && R.Leaves.size() != 1)
+    return std::nullopt;
   return R;
 }
 
@@ -136,8 +182,8 @@ static DenseMap<Value *, Value *> buildAddresses(const Recurrence &R) {
   LLVMContext &Ctx = R.Header->getContext();
   auto *PtrTy = PointerType::get(Ctx, 0);
   DenseMap<Value *, Value *> Address;
-  for (LoadInst *Leaf : R.Leaves)
-    Address[Leaf] = Leaf->getPointerOperand();
+  for (const Leaf &Lf : R.Leaves)
+    Address[Lf.V] = Lf.Load->getPointerOperand();
   // Phis first: a select may choose a phi of a block below it (a cycle).
   for (Instruction *N : R.Nodes)
     if (auto *Phi = dyn_cast<PHINode>(N))
@@ -182,9 +228,32 @@ static DenseMap<Value *, Value *> buildAddresses(const Recurrence &R) {
   return Address;
 }
 
+/// The leaf \p Lf again at \p B's insertion point, from \p Loaded, the
+/// value its load reads there: the code between the load and the leaf,
+/// cloned in order, with values from outside the loop used as they are.
+static Value *recomputeLeaf(IRBuilderBase &B, const Leaf &Lf, const Loop &L,
+                            Value *Loaded) {
+  ValueToValueMapTy Map;
+  Map[Lf.Load] = Loaded;
+  // Operands before users: a post-order walk from the leaf.
+  std::function<Value *(Value *)> Again = [&](Value *V) -> Value * {
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !L.contains(I))
+      return V;
+    if (Value *Done = Map.lookup(I))
+      return Done;
+    Instruction *Copy = I->clone();
+    for (Use &Op : Copy->operands())
+      Op.set(Again(Op.get()));
+    B.Insert(Copy, I->getName() + ".again");
+    return Map[I] = Copy;
+  };
+  return Again(Lf.V);
+}
+
 /// In exit block \p Exit, replaces the value \p Out the loop leaves (a
-/// phi of nodes) by a load from the address of the value it holds, or by
-/// \p Init where that address is null.
+/// phi of nodes) by the leaf at the address of the value it holds, read
+/// again, or by \p Init where that address is null.
 static void reloadAtExit(PHINode &Out, const Recurrence &R,
                          DenseMap<Value *, Value *> &Address, Value *Init) {
   BasicBlock *Exit = Out.getParent();
@@ -195,9 +264,10 @@ static void reloadAtExit(PHINode &Out, const Recurrence &R,
   for (unsigned K = 0; K < Out.getNumIncomingValues(); ++K)
     From->addIncoming(Address.lookup(Out.getIncomingValue(K)),
                       Out.getIncomingBlock(K));
-  Align Alignment = R.Leaves.front()->getAlign();
-  for (LoadInst *Leaf : R.Leaves)
-    Alignment = std::min(Alignment, Leaf->getAlign());
+  const Leaf &First = R.Leaves.front();
+  Align Alignment = First.Load->getAlign();
+  for (const Leaf &Lf : R.Leaves)
+    Alignment = std::min(Alignment, Lf.Load->getAlign());
 
   BasicBlock *Rest = Exit->splitBasicBlock(Exit->getFirstNonPHIIt(),
                                            Exit->getName() + ".reloaded");
@@ -205,12 +275,15 @@ static void reloadAtExit(PHINode &Out, const Recurrence &R,
                                           Exit->getParent(), Rest);
   Exit->getTerminator()->eraseFromParent();
   IRBuilder<> B(Exit);
-  B.SetCurrentDebugLocation(R.Leaves.front()->getDebugLoc());
+  B.SetCurrentDebugLocation(First.Load->getDebugLoc());
   B.CreateCondBr(B.CreateIsNull(From, Out.getName() + ".initial"), Rest,
                  Reload);
   B.SetInsertPoint(Reload);
-  LoadInst *Again = B.CreateAlignedLoad(Out.getType(), From, Alignment,
-                                        Out.getName() + ".again");
+  // All leaves are loads of the result's type, or there is one leaf.
+  Value *Again = B.CreateAlignedLoad(First.Load->getType(), From, Alignment,
+                                     Out.getName() + ".again");
+  if (First.V != First.Load)
+    Again = recomputeLeaf(B, First, *R.L, Again);
   B.CreateBr(Rest);
   B.SetInsertPoint(Rest, Rest->begin());
   PHINode *Result = B.CreatePHI(Out.getType(), 2, Out.getName());
@@ -253,7 +326,7 @@ findNextRecurrence(LoopInfo &LI, const TargetLibraryInfo &TLI,
         KeepsMemory = writesNoMemory(*L, TLI);
       if (!*KeepsMemory)
         break;
-      if (auto R = findRecurrence(Phi, *L, LI))
+      if (auto R = findRecurrence(Phi, *L, LI, TLI))
         return R;
     }
   }

@@ -21,9 +21,11 @@
 // whose value, along the loop, passes only through selects, phis, fmax and
 // fmin of the loop whose other operands are loads in the loop (fmax takes
 // the address of its first operand when the result equals it, as its JVP
-// rule takes that operand's tangent); the loop writes no
-// memory (math calls may set errno); inside the loop it is only compared;
-// and the loop has one exit block. Anything else is left as written.
+// rule takes that operand's tangent), or one value computed from a single
+// load and values from outside the loop (|x[i]|, computed again from the
+// element after the loop); the loop writes no memory (math calls may set
+// errno); inside the loop it is only compared; and the loop has one exit
+// block. Anything else is left as written.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_SELECTEDLOADRECURRENCES_H

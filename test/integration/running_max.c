@@ -5,9 +5,10 @@
 // every iteration). Checked against central differences and analytic
 // values, with ties (the element the loop ends with gets the derivative),
 // a running max that starts from a computed value and may never be
-// replaced, two in one loop, one per row, an early exit; and where the
-// rewrite must not fire: the loop writes the input, writes through a call,
-// or uses the running max for more than comparisons.
+// replaced, two in one loop, one per row, an early exit, values computed
+// from one element (|x[i]|); and where the rewrite must not fire: the loop
+// writes the input, writes through a call, chooses values that depend on
+// the counter or two kinds of computed values.
 // clang-format off
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
@@ -82,6 +83,46 @@ float fmin_of_f(const float *x, int n) {
   for (int i = 1; i < n; ++i)
     m = fminf(x[i], m);
   return m * m;
+}
+
+// Chosen values computed from one load each (an infinity norm, a widened
+// float): the value is computed again from the element after the loop.
+double inf_norm(const double *x, int n) {
+  double m = 0;
+  // CHECK-DAG: gradient of 'inf_norm': the loop at line [[@LINE+1]] keeps 0 bytes per iteration
+  for (int i = 0; i < n; ++i)
+    m = fmax(m, fabs(x[i]));
+  return m * x[0];
+}
+
+double max_exp_scaled(const double *x, int n) {
+  double m = -1, scale = x[0] * x[0];
+  // CHECK-DAG: gradient of 'max_exp_scaled': the loop at line [[@LINE+1]] keeps 0 bytes per iteration
+  for (int i = 0; i < n; ++i) {
+    double t = exp(scale * x[i]);
+    if (t > m)
+      m = t;
+  }
+  return m;
+}
+
+// Must not fire: the chosen value depends on the counter.
+double max_weighted_by_index(const double *x, int n) {
+  double m = 0;
+  for (int i = 0; i < n; ++i)
+    if ((i + 1) * x[i] > m)
+      m = (i + 1) * x[i];
+  return m * m;
+}
+
+// Must not fire: two computed values chosen (which one won is unknown).
+double max_of_two_kinds(const double *x, int n) {
+  double m = 0;
+  for (int i = 0; i + 1 < n; ++i) {
+    m = fmax(m, fabs(x[i]));
+    m = fmax(m, 2 * x[i + 1]);
+  }
+  return m;
 }
 
 double range(const double *x, int n) {
@@ -251,6 +292,17 @@ int main(void) {
                     max_from_twice(w, n));
   AD_CHECK_GRADIENT("range", N, x0, __ad_gradient_void(range, x, dx, n),
                     range(w, n));
+  AD_CHECK_GRADIENT("inf_norm", N, x0, __ad_gradient_void(inf_norm, x, dx, n),
+                    inf_norm(w, n));
+  AD_CHECK_GRADIENT("max_exp_scaled", N, x0,
+                    __ad_gradient_void(max_exp_scaled, x, dx, n),
+                    max_exp_scaled(w, n));
+  AD_CHECK_GRADIENT("max_weighted_by_index", N, x0,
+                    __ad_gradient_void(max_weighted_by_index, x, dx, n),
+                    max_weighted_by_index(w, n));
+  AD_CHECK_GRADIENT("max_of_two_kinds", N, x0,
+                    __ad_gradient_void(max_of_two_kinds, x, dx, n),
+                    max_of_two_kinds(w, n));
   AD_CHECK_GRADIENT("max_of_halves", N, x0,
                     __ad_gradient_void(max_of_halves, x, dx, n),
                     max_of_halves(w, n));
