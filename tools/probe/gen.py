@@ -207,7 +207,8 @@ class Program:
         start = r.choice(["x[0]", c["e"](1)])
         b.lines += ["double %s = %s;" % (v, start),
                     "for (int i = %d; i < n; i++) {" % r.randint(0, 1),
-                    "  " + self.running_choice(r, v, "x[i]")]
+                    "  " + self.running_choice(r, v, r.choice(
+                        ["x[i]", "x[i]", "fabs(x[i])", "exp(0.5 * x[i])"]))]
         if r.random() < 0.3:
             b.lines.append("  if (x[i] > 1.2) break;")
         b.lines += ["}", "%s = %s * %s;" % (v, v, self.bounded(r, c["e"](1)))]
