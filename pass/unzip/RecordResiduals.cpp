@@ -121,18 +121,23 @@ bool RecordResidualPlacer::rebuildable(BasicBlock &BB, Value *V,
 }
 
 /// YOLO's store-or-recompute choice: cheap arithmetic on values the record
-/// holds anyway or that can be rebuilt; a math call (exp, sin) only when
-/// its arguments can be rebuilt from free values, so that it costs a call
-/// but no tape.
+/// holds anyway or that can be rebuilt; a math call (exp, sin) when its
+/// arguments can be rebuilt from free values, or, in a counted loop's
+/// array, also from values the record holds anyway: it costs a call in
+/// f.rev and saves its bytes on every iteration. Records pushed per block
+/// keep math results: derived code that recomputes from them is not yet
+/// differentiable four levels deep (nested_tape.c).
 bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
   // Cheap intrinsics (fmuladd, fabs) are math calls too, but cost no more
   // than the arithmetic they stand for: they take the cheap rule.
   if (!isCheapToRecompute(I) && isScalarMathCall(I, &U.D.tli(U.Jvp)) &&
-      !U.isLinear(&I))
+      !U.isLinear(&I)) {
+    bool FromRecord = U.arrayLoopOf(&BB) != nullptr;
     return llvm::all_of(I.operands(), [&](Use &Op) {
       return isa<Function>(Op.get()) ||
-             rebuildable(BB, Op.get(), /*FromRecord=*/false, 0);
+             rebuildable(BB, Op.get(), FromRecord, 0);
     });
+  }
   return U.isRecomputedNotTaped(I) && llvm::all_of(I.operands(), [&](Use &Op) {
            return rebuildable(BB, Op.get(), /*FromRecord=*/true, 0);
          });
