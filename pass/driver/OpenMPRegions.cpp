@@ -252,12 +252,17 @@ static std::optional<DerivedInfo> regionCall(const CallInst &CB) {
 }
 
 void forkParallelRegions(Module &M, Diagnostics &Diags) {
+  // From the derived regions to their calls: walking every call of every
+  // derived function costs a name lookup per call (long straight f.rev).
   SmallVector<std::pair<CallInst *, DerivedInfo>, 4> Calls;
-  for (Function &F : M) {
-    if (F.isDeclaration() || !getDerivedInfo(F))
+  for (Function &Region : M) {
+    auto RegionInfo = getDerivedInfo(Region);
+    if (!RegionInfo || !isParallelRegion(*RegionInfo->Primal))
       continue;
-    for (Instruction &I : instructions(F))
-      if (auto *CB = dyn_cast<CallInst>(&I))
+    for (User *U : Region.users())
+      if (auto *CB = dyn_cast<CallInst>(U);
+          CB && CB->getCalledFunction() == &Region &&
+          getDerivedInfo(*CB->getFunction()))
         if (auto Info = regionCall(*CB))
           Calls.push_back({CB, *Info});
   }
