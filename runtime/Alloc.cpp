@@ -13,9 +13,11 @@
 //  * The bytes count in the calling thread's statistics together with the
 //    tape, so that "peak derivative memory" means the same whichever storage
 //    the pass chose.
+//  * Large blocks ask for transparent huge pages (HugePages.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "HugePages.h"
 #include "RuntimeState.h"
 #include "ad_runtime.h"
 
@@ -41,6 +43,7 @@ extern "C" void *__ad_alloc(size_t Bytes) {
     __adrt_fatal("out of memory allocating %zu bytes of derivative storage "
                  "(__ad_alloc)",
                  Bytes);
+  adviseHugePages(Raw, Bytes + Overhead);
   uintptr_t Block = reinterpret_cast<uintptr_t>(Raw) + sizeof(BlockHeader);
   Block = (Block + AllocAlign - 1) & ~uintptr_t(AllocAlign - 1);
   BlockHeader *H = reinterpret_cast<BlockHeader *>(Block) - 1;

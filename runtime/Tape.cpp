@@ -17,8 +17,7 @@
 //    where they are, so pointers into the tape stay valid, and a deep tape
 //    costs a handful of mallocs. A record never straddles two chunks; the
 //    unused tail of a chunk is skipped. Chunks of 4 MiB and more ask for
-//    transparent huge pages (madvise), which cuts the page faults of a tape
-//    larger than the cache, faulted in again by every gradient, by 5x.
+//    transparent huge pages (HugePages.h).
 //  * Popping never frees. Chunks emptied by pops stay linked above the
 //    current one and are reused by the next pushes. Three reasons: push/pop
 //    oscillating around a chunk boundary must not malloc and free on every
@@ -36,13 +35,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HugePages.h"
 #include "RuntimeState.h"
 #include "ad_runtime.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 static_assert(TapeAlign == AD_TAPE_ALIGN, "header and runtime disagree");
 static_assert(TapeLevels == AD_TAPE_LEVELS, "header and runtime disagree");
@@ -67,8 +66,6 @@ static ThreadState &levelState(unsigned Level) {
 namespace {
 constexpr size_t FirstChunkSize = size_t(64) << 10;
 constexpr size_t MaxChunkSize = size_t(64) << 20;
-/// Chunks from this size on are offered huge pages (adviseHugePages).
-constexpr size_t HugeChunkSize = size_t(4) << 20;
 /// Larger records cannot be real (no machine has that much memory) and would
 /// overflow the size arithmetic below; they are reported as out of memory.
 constexpr size_t MaxRecordSize = SIZE_MAX / 4;
@@ -92,24 +89,6 @@ static inline size_t alignToTape(size_t Bytes) {
                Wanted, Chunk);
 }
 
-/// Asks the kernel to back the 2 MiB-aligned interior of a large chunk with
-/// huge pages where transparent huge pages are enabled on request: a tape
-/// that outgrows the cache is faulted in again by every gradient, and a
-/// fault per 2 MiB instead of per 4 KiB makes that a fraction of the cost.
-static void adviseHugePages(void *Raw, size_t Bytes) {
-#ifdef MADV_HUGEPAGE
-  constexpr uintptr_t HugePage = uintptr_t(2) << 20;
-  uintptr_t Begin =
-      (reinterpret_cast<uintptr_t>(Raw) + HugePage - 1) & ~(HugePage - 1);
-  uintptr_t End = (reinterpret_cast<uintptr_t>(Raw) + Bytes) & ~(HugePage - 1);
-  if (End > Begin)
-    madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_HUGEPAGE);
-#else
-  (void)Raw;
-  (void)Bytes;
-#endif
-}
-
 static TapeChunk *allocateChunk(const ThreadState &S, size_t Size,
                                 size_t Record) {
   // Align Data explicitly instead of trusting malloc's alignment.
@@ -117,8 +96,7 @@ static TapeChunk *allocateChunk(const ThreadState &S, size_t Size,
   void *Raw = malloc(Bytes);
   if (!Raw)
     reportGrowthFailure(S, Record, Size);
-  if (Size >= HugeChunkSize)
-    adviseHugePages(Raw, Bytes);
+  adviseHugePages(Raw, Bytes);
   TapeChunk *C = static_cast<TapeChunk *>(Raw);
   uintptr_t Data = reinterpret_cast<uintptr_t>(C + 1);
   Data = (Data + TapeAlign - 1) & ~uintptr_t(TapeAlign - 1);
