@@ -16,7 +16,7 @@
 //    then 64 MiB each). Growing never copies: records already pushed stay
 //    where they are, so pointers into the tape stay valid, and a deep tape
 //    costs a handful of mallocs. A record never straddles two chunks; the
-//    unused tail of a chunk is skipped. Chunks of 4 MiB and more ask for
+//    unused tail of a chunk is skipped. Chunks above 32 MiB ask for
 //    transparent huge pages (HugePages.h).
 //  * Popping never frees. Chunks emptied by pops stay linked above the
 //    current one and are reused by the next pushes. Three reasons: push/pop
