@@ -3,8 +3,8 @@
 // Tape chunks and loop arrays larger than the tape cache go back to malloc
 // when a gradient returns, so every gradient faults them in again. Asking
 // for transparent huge pages (often enabled on request only) makes that a
-// fault per 2 MiB instead of per 4 KiB: ADBench's GMM at n = 10^4 took 5x
-// fewer faults and a 20% faster gradient. Only blocks above 32 MiB ask:
+// fault per 2 MiB instead of per 4 KiB: ADBench's GMM at n = 10^4 takes
+// half the faults and a 17% faster gradient. Only blocks above 32 MiB ask:
 // glibc maps those on their own (above its largest mmap threshold) and
 // unmaps them when they are freed, so the advice never reaches memory the
 // program's own allocations get later. Where the kernel offers no huge
