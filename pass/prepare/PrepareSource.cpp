@@ -509,7 +509,8 @@ Function *prepareSource(Function &F, FunctionAnalysisManager &FAM,
     splitFMulAddAsBackendWould(*Src);
   // On the final loop shapes: a running max ends as a load after its loop.
   if (reloadSelectedLoadRecurrences(*Src,
-                                    FAM.getResult<TargetLibraryAnalysis>(*Src)))
+                                    FAM.getResult<TargetLibraryAnalysis>(*Src),
+                                    FAM.getResult<AssumptionAnalysis>(*Src)))
     FAM.clear(*Src, Src->getName());
 
   if (!checkSupported(*Src, F, Diags)) {

@@ -1,9 +1,14 @@
 //===- SelectedLoadRecurrences.cpp - a running max read after its loop ----===//
 #include "prepare/SelectedLoadRecurrences.h"
+#include "ir/LLVMCompat.h"
 #include "linearize/JvpRules.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/BasicAliasAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -110,12 +115,19 @@ static SmallVector<Value *, 4> choicesOf(Instruction &N, const Recurrence &R) {
   return Values;
 }
 
-/// Whether nothing in \p L writes memory (a math call may set errno).
-static bool writesNoMemory(const Loop &L, const TargetLibraryInfo &TLI) {
+/// Whether nothing in \p L may write the objects the leaves load from
+/// (alias analysis over each whole object: a write in any iteration
+/// counts; a math call may set errno), so the chosen value is still in
+/// memory when the loop exits.
+static bool keepsLeaves(const Loop &L, ArrayRef<Leaf> Leaves, AAResults &AA,
+                        const TargetLibraryInfo &TLI) {
   for (const BasicBlock *BB : L.blocks())
     for (const Instruction &I : *BB)
       if (I.mayWriteToMemory() && !isScalarMathCall(I, &TLI))
-        return false;
+        for (const Leaf &Lf : Leaves)
+          if (isModSet(AA.getModRefInfo(&I, MemoryLocation::getBeforeOrAfter(
+                                                Lf.Load->getPointerOperand()))))
+            return false;
   return true;
 }
 
@@ -144,6 +156,7 @@ static bool collectNodes(Recurrence &R, const LoopInfo &LI) {
 /// The recurrence of \p Header in \p L, if it is one this file rewrites.
 static std::optional<Recurrence> findRecurrence(PHINode &Header, Loop &L,
                                                 const LoopInfo &LI,
+                                                AAResults &AA,
                                                 const TargetLibraryInfo &TLI) {
   Type *Ty = Header.getType();
   if (!Ty->isFloatingPointTy() || !L.getLoopPreheader() ||
@@ -171,7 +184,7 @@ static std::optional<Recurrence> findRecurrence(PHINode &Header, Loop &L,
   // every leaf is a load, or when there is only one leaf.
   bool AllLoads =
       llvm::all_of(R.Leaves, [](const Leaf &Lf) { return Lf.V == Lf.Load; });
-  if (!AllLoads && R.Leaves.size() != 1)
+  if ((!AllLoads && R.Leaves.size() != 1) || !keepsLeaves(L, R.Leaves, AA, TLI))
     return std::nullopt;
   return R;
 }
@@ -315,25 +328,20 @@ static void reloadAfterLoop(Recurrence &R, DominatorTree &DT, LoopInfo &LI) {
 /// The next recurrence of \p F to rewrite whose header's phi is not in
 /// \p Tried (which gets every phi looked at).
 static std::optional<Recurrence>
-findNextRecurrence(LoopInfo &LI, const TargetLibraryInfo &TLI,
+findNextRecurrence(LoopInfo &LI, AAResults &AA, const TargetLibraryInfo &TLI,
                    SmallPtrSetImpl<PHINode *> &Tried) {
-  for (Loop *L : LI.getLoopsInPreorder()) {
-    std::optional<bool> KeepsMemory;
+  for (Loop *L : LI.getLoopsInPreorder())
     for (PHINode &Phi : L->getHeader()->phis()) {
       if (!Tried.insert(&Phi).second || !Phi.getType()->isFloatingPointTy())
         continue;
-      if (!KeepsMemory)
-        KeepsMemory = writesNoMemory(*L, TLI);
-      if (!*KeepsMemory)
-        break;
-      if (auto R = findRecurrence(Phi, *L, LI, TLI))
+      if (auto R = findRecurrence(Phi, *L, LI, AA, TLI))
         return R;
     }
-  }
   return std::nullopt;
 }
 
-bool reloadSelectedLoadRecurrences(Function &F, const TargetLibraryInfo &TLI) {
+bool reloadSelectedLoadRecurrences(Function &F, const TargetLibraryInfo &TLI,
+                                   AssumptionCache &AC) {
   // Most functions have no floating-point phi at all: no analyses then.
   bool HasFloatPhi = llvm::any_of(F, [](BasicBlock &BB) {
     return llvm::any_of(BB.phis(), [](PHINode &Phi) {
@@ -349,7 +357,12 @@ bool reloadSelectedLoadRecurrences(Function &F, const TargetLibraryInfo &TLI) {
   while (true) {
     DominatorTree DT(F);
     LoopInfo LI(DT);
-    std::optional<Recurrence> R = findNextRecurrence(LI, TLI, Tried);
+    BasicAAResult BasicAA(F.getDataLayout(), F, TLI, AC, &DT);
+    auto TBAA = TypeBasedAAResult(AD_TBAA_RESULT_ARGS);
+    AAResults AA(TLI);
+    AA.addAAResult(BasicAA);
+    AA.addAAResult(TBAA);
+    std::optional<Recurrence> R = findNextRecurrence(LI, AA, TLI, Tried);
     if (!R)
       return Changed;
     reloadAfterLoop(*R, DT, LI);

@@ -23,15 +23,17 @@
 // the address of its first operand when the result equals it, as its JVP
 // rule takes that operand's tangent), or one value computed from a single
 // load and values from outside the loop (|x[i]|, computed again from the
-// element after the loop); the loop writes no memory (math calls may set
-// errno); inside the loop it is only compared; and the loop has one exit
-// block. Anything else is left as written.
+// element after the loop); nothing in the loop may write what the leaves
+// load (alias analysis; math calls may set errno); inside the loop it is
+// only compared; and the loop has one exit block. Anything else is left as
+// written.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_SELECTEDLOADRECURRENCES_H
 #define ADPASS_SELECTEDLOADRECURRENCES_H
 
 namespace llvm {
+class AssumptionCache;
 class Function;
 class TargetLibraryInfo;
 } // namespace llvm
@@ -41,7 +43,8 @@ namespace ad {
 /// Rewrites the uses after their loop of the recurrences above in \p F;
 /// returns whether it changed \p F.
 bool reloadSelectedLoadRecurrences(llvm::Function &F,
-                                   const llvm::TargetLibraryInfo &TLI);
+                                   const llvm::TargetLibraryInfo &TLI,
+                                   llvm::AssumptionCache &AC);
 
 } // namespace ad
 

@@ -6,9 +6,11 @@
 // values, with ties (the element the loop ends with gets the derivative),
 // a running max that starts from a computed value and may never be
 // replaced, two in one loop, one per row, an early exit, values computed
-// from one element (|x[i]|); and where the rewrite must not fire: the loop
-// writes the input, writes through a call, chooses values that depend on
-// the counter or two kinds of computed values.
+// from one element (|x[i]|), a loop that also writes memory of its own;
+// and where the rewrite must not fire: the loop writes the input (also
+// through a second pointer that is the input), writes through a call,
+// chooses values that depend on the counter or two kinds of computed
+// values.
 // clang-format off
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
@@ -18,6 +20,7 @@
 #include "ad.h"
 #include "adcheck.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { N = 6 };
@@ -208,6 +211,38 @@ double halved_in_loop(double *x, int n) {
   return m * m + x[1];
 }
 
+// The loop writes other memory, which alias analysis tells apart from the
+// input (a block this function allocates): the maximum is still read again.
+double max_and_scaled_copy(const double *x, int n) {
+  double *copy = malloc(n * sizeof(double));
+  double m = x[0];
+  // CHECK-DAG: gradient of 'max_and_scaled_copy': the loop at line [[@LINE+1]] keeps 0 bytes per iteration
+  for (int i = 0; i < n; ++i) {
+    copy[i] = 2 * x[i];
+    if (x[i] > m)
+      m = x[i];
+  }
+  double s = m * m;
+  for (int i = 0; i < n; ++i)
+    s += copy[i] * x[i];
+  free(copy);
+  return s;
+}
+
+// Must not fire: y may be x (it is, below), and the loop halves y[i].
+double max_and_halved_other(double *x, double *y, int n) {
+  double m = x[0];
+  for (int i = 0; i < n; ++i) {
+    if (x[i] > m)
+      m = x[i];
+    y[i] *= 0.5;
+  }
+  return m * m + x[1];
+}
+static double halved_other_on_itself(double *x, int n) {
+  return max_and_halved_other(x, x, n);
+}
+
 double g_scale = 1;
 __attribute__((noinline)) void halve_at(double *p) {
   *p *= 0.5;
@@ -317,6 +352,12 @@ int main(void) {
   AD_CHECK_GRADIENT("halved_in_loop", N, x0,
                     __ad_gradient_void(halved_in_loop, x, dx, n),
                     eval_mut(halved_in_loop, w));
+  AD_CHECK_GRADIENT("max_and_scaled_copy", N, x0,
+                    __ad_gradient_void(max_and_scaled_copy, x, dx, n),
+                    max_and_scaled_copy(w, n));
+  AD_CHECK_GRADIENT("max_and_halved_other (y is x)", N, x0,
+                    __ad_gradient_void(max_and_halved_other, x, dx, x, dx, n),
+                    eval_mut(halved_other_on_itself, w));
   AD_CHECK_GRADIENT("halved_by_call", N, x0,
                     __ad_gradient_void(halved_by_call, x, dx, n),
                     eval_mut(halved_by_call, w));
