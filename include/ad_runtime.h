@@ -160,6 +160,10 @@ void __ad_memmove_adjoint_f32(float *dst, float *src, size_t bytes);
 void __ad_memcpy_adjoint_f80(long double *dst, long double *src, size_t bytes);
 void __ad_memmove_adjoint_f80(long double *dst, long double *src, size_t bytes);
 void __ad_shadow_live(void *shadow);
+/* The marker, in linear code, where a copy of memory the forward pass made
+ * for the reverse pass (an __ad_alloc block) comes into use. It does
+ * nothing when it runs; the reverse pass frees the copy at this point. */
+void __ad_snapshot_live(void *copy);
 /* Reverse mode: `shadow` mirrors heap memory the primal code freed; freed
  * by __ad_shadow_release where the reverse pass reaches its allocation,
  * which does nothing for the shadow of memory never freed (it outlives the

@@ -7,6 +7,8 @@
 //  * __ad_shadow_live, the marker where a heap shadow becomes live. It does
 //    nothing when it runs (in forward mode); in reverse mode the pass turns
 //    it into __ad_shadow_release;
+//  * __ad_snapshot_live, the same for a copy of memory f.fwd made for f.rev
+//    to read (the pass turns it into __ad_free);
 //  * the bookkeeping that frees, in reverse mode, the shadows of heap memory
 //    the primal code freed, and only those (below).
 //
@@ -19,6 +21,7 @@
 #include <string.h>
 
 extern "C" void __ad_shadow_live(void *) {}
+extern "C" void __ad_snapshot_live(void *) {}
 
 //===----------------------------------------------------------------------===//
 // Freed shadows

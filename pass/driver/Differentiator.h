@@ -79,6 +79,12 @@ public:
   /// that only names the (function, activity) pair.
   void setJvpsDisposable(bool B) { JvpsDisposable = B; }
   bool jvpsDisposable() const { return JvpsDisposable; }
+  /// Cleared when no request of the module differentiates another's
+  /// derived code (no nested requests): derived code may then call
+  /// runtime functions that have no derivative rule (__ad_alloc for the
+  /// copies unzip/LoadSnapshots.cpp makes). Set until the driver knows.
+  void setDerivedCodeDifferentiated(bool B) { DerivedCodeDifferentiated = B; }
+  bool derivedCodeDifferentiated() const { return DerivedCodeDifferentiated; }
   /// The requested functions that no differentiated code calls: their
   /// f.rev runs right after their f.fwd, so memory f.fwd read and did not
   /// write is still there for f.rev to read (RereadableLoads.h).
@@ -141,6 +147,7 @@ private:
   Diagnostics &Diags;
   bool OptimizeSources;
   bool JvpsDisposable = false;
+  bool DerivedCodeDifferentiated = true;
   llvm::SmallPtrSet<const llvm::Function *, 8> CalledOnlyByRequests;
   llvm::DenseMap<const llvm::Function *, TapeSummary> TapeSummaries;
   CustomRules Rules;

@@ -658,6 +658,8 @@ SmallSetVector<Function *, 8> lowerMarkers(Module &M, Differentiator &D) {
   noteFunctionsCalledOnlyByRequests(Markers, Reach, D);
   SmallVector<std::pair<CallBase *, unsigned>, 8> Order =
       byNestingLevel(M, Markers, Reach, D.rules());
+  D.setDerivedCodeDifferentiated(llvm::any_of(
+      Order, [](const auto &MarkerLevel) { return MarkerLevel.second > 0; }));
   // Forward mode calls f.jvp itself; reverse mode only unzips it.
   // (Handle markers, like gradients, only use what unzipping makes.)
   D.setJvpsDisposable(llvm::all_of(Markers, [](CallBase *Marker) {

@@ -170,7 +170,8 @@ LinearityChecker::checkLinearInsertValue(const Instruction &I) const {
 const char *LinearityChecker::checkLinearCall(const CallInst &CI) const {
   // Copies and fills of shadow memory, and the lifetime of heap shadows:
   // every operand is an address or a length.
-  if (isa<MemIntrinsic>(CI) || isShadowLive(CI) || isShadowFree(CI)) {
+  if (isa<MemIntrinsic>(CI) || isShadowLive(CI) || isShadowFree(CI) ||
+      isSnapshotLive(CI)) {
     for (const Value *Op : CI.args())
       if (isLinearValue(Op))
         return "a shadow memory operation takes a linear operand";

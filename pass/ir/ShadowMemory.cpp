@@ -31,6 +31,16 @@ Value *allocationSize(IRBuilderBase &B, CallBase &CB) {
   return nullptr;
 }
 
+bool knowsAllocationSize(const CallBase &CB) {
+  const Function *F = CB.getCalledFunction();
+  if (!F)
+    return false;
+  StringRef Name = F->getName();
+  return Name == "calloc" || Name == "aligned_alloc" || Name == "memalign" ||
+         Name == "malloc" || Name.starts_with("_Znwm") ||
+         Name.starts_with("_Znam");
+}
+
 Value *allocationAlignment(IRBuilderBase &B, CallBase &CB) {
   StringRef Name = CB.getCalledFunction()->getName();
   if (Name == "aligned_alloc" || Name == "memalign")
@@ -80,6 +90,18 @@ static bool calls(const Instruction &I, StringRef Name) {
 }
 
 bool isShadowLive(const Instruction &I) { return calls(I, ShadowLiveFn); }
+
+static constexpr StringLiteral SnapshotLiveFn = "__ad_snapshot_live";
+
+CallInst *emitSnapshotLive(IRBuilderBase &B, Value *Copy) {
+  return callOnShadow(B, SnapshotLiveFn, Copy);
+}
+
+bool isSnapshotLive(const Instruction &I) { return calls(I, SnapshotLiveFn); }
+
+CallInst *emitSnapshotFree(IRBuilderBase &B, Value *Copy) {
+  return callOnShadow(B, "__ad_free", Copy);
+}
 
 CallInst *emitShadowFree(IRBuilderBase &B, Value *Shadow) {
   return callOnShadow(B, "free", Shadow);

@@ -24,6 +24,9 @@ inline constexpr const char *ShadowAllocaMD = "ad.shadow.alloca";
 /// Bytes allocated by the allocation call \p CB (malloc, calloc, new[]...),
 /// or null if its size cannot be expressed.
 llvm::Value *allocationSize(llvm::IRBuilderBase &B, llvm::CallBase &CB);
+/// Whether allocationSize(\p CB) gives the size of the block \p CB returns
+/// (not posix_memalign, which returns it through memory).
+bool knowsAllocationSize(const llvm::CallBase &CB);
 /// The alignment the allocation call \p CB asks for (aligned_alloc,
 /// memalign, posix_memalign), or null for the allocator's default.
 llvm::Value *allocationAlignment(llvm::IRBuilderBase &B, llvm::CallBase &CB);
@@ -35,6 +38,12 @@ llvm::Value *emitShadowAllocation(llvm::IRBuilderBase &B, llvm::Value *Size,
 /// releases the shadow (emitShadowRelease).
 llvm::CallInst *emitShadowLive(llvm::IRBuilderBase &B, llvm::Value *Shadow);
 bool isShadowLive(const llvm::Instruction &I);
+/// The linear marker that a copy of memory f.fwd made for f.lin and f.rev
+/// to read (unzip/LoadSnapshots.cpp) is in use from here on; its
+/// transpose frees the copy (__ad_free), f.rev being done with it.
+llvm::CallInst *emitSnapshotLive(llvm::IRBuilderBase &B, llvm::Value *Copy);
+bool isSnapshotLive(const llvm::Instruction &I);
+llvm::CallInst *emitSnapshotFree(llvm::IRBuilderBase &B, llvm::Value *Copy);
 /// Frees a heap shadow where the primal memory is freed (forward mode;
 /// linear, transposes to emitShadowFreed).
 llvm::CallInst *emitShadowFree(llvm::IRBuilderBase &B, llvm::Value *Shadow);

@@ -103,6 +103,7 @@ static const struct {
 {"memtransfer", [](const Instruction &I) { return isa<MemTransferInst>(I); },  // ct(src) += ct(dst); ct(dst) = 0
                                              [](Instruction &I, T &t) { emitCopyTranspose(t.b(), cast<MemTransferInst>(I), t.op(0), t.op(1), t.op(2)); }},
 {"shadow.live", isShadowLive,                [](Instruction &, T &t) { emitShadowRelease(t.b(), t.op(0)); }},  // f.rev is done with it: freed if f freed it
+{"snapshot.live", isSnapshotLive,            [](Instruction &, T &t) { emitSnapshotFree(t.b(), t.op(0)); }},  // f.rev is done with the copy
 {"shadow.free", isShadowFree,                [](Instruction &, T &t) { emitShadowFreed(t.b(), t.op(0)); }},  // still needed earlier in f.rev
 };
 // clang-format on

@@ -36,12 +36,17 @@
 #include "unzip/RereadableLoads.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <optional>
+#include <utility>
 
 namespace llvm {
 class BasicBlock;
 class Function;
 class DominatorTree;
+class Instruction;
+class Loop;
 class LoopInfo;
+class SCEV;
 class ScalarEvolution;
 class Value;
 } // namespace llvm
@@ -65,6 +70,15 @@ bool versionNestsOnDisjointAccesses(
     llvm::function_ref<bool(const llvm::Value *)> IsLinear,
     llvm::DominatorTree &DT, llvm::LoopInfo &LI, llvm::ScalarEvolution &SE,
     DisjointCopies &Copies);
+
+/// The bytes \p Access (a load or a store in \p Nest) may touch while
+/// \p Nest runs, [first, second), as expressions of values computed
+/// before it: its address must be invariant in the nest or affine in the
+/// counters of loops around it with exact trip counts, and must not wrap.
+std::optional<std::pair<const llvm::SCEV *, const llvm::SCEV *>>
+accessRangeOver(const llvm::Instruction &Access, const llvm::Loop &Nest,
+                llvm::ScalarEvolution &SE, const llvm::DominatorTree &DT,
+                const llvm::LoopInfo &LI);
 
 } // namespace ad
 

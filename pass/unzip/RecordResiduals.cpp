@@ -8,7 +8,8 @@
 // cheap arithmetic on values the record holds anyway, or on free values,
 // is recomputed by f.lin and f.rev, up to a budget of instructions per
 // record, or computed from the store that filled the memory it loads
-// (ForwardedStores.cpp); the rest is a field of the record.
+// (ForwardedStores.cpp), or read from a copy f.fwd makes before the loop
+// nest (LoadSnapshots.cpp); the rest is a field of the record.
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
@@ -146,7 +147,7 @@ bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
 void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
   if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}) ||
-      Layout.Forwarded.count({&BB, V}))
+      Layout.Forwarded.count({&BB, V}) || Layout.SnapshotReads.count({&BB, V}))
     return;
   auto *I = cast<Instruction>(V);
   unsigned &Recomputed = RecomputedIn[U.recordKey(&BB)];
@@ -158,6 +159,14 @@ void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
                           << ": recomputed from the value stored there\n");
         Layout.Forwarded[{&BB, V}] = *F;
         U.noteForwarded(*F->Store->getValueOperand(), *F, BB);
+        return;
+      }
+    if (auto *L = dyn_cast<LoadInst>(I))
+      if (std::optional<SnapshotRead> R = U.snapshotRead(*L, BB)) {
+        LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                          << operandName(&BB)
+                          << ": read from a copy made before its nest\n");
+        Layout.SnapshotReads[{&BB, V}] = *R;
         return;
       }
     return tape(BB, V);

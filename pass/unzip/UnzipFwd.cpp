@@ -64,6 +64,7 @@ private:
   void recordPredecessors();
   void callCalleesFwd();
   void pushLoopArrays();
+  void takeSnapshots();
   void storeRecords();
   void noteRecordOrder(BasicBlock &BB, IRBuilder<> &B, Value *Rec);
   Value *storedValue(const RecordStore &S);
@@ -120,6 +121,7 @@ void FwdBuilder::build() {
   recordPredecessors();
   callCalleesFwd();
   pushLoopArrays();
+  takeSnapshots();
   storeRecords();
   // The map is done with; clearing it first spares every RAUW and erase
   // below a value-handle update (half of f.fwd's instructions go).
@@ -183,6 +185,11 @@ void FwdBuilder::trackPlannedValues() {
       Track(S.V);
   for (auto &[L, AL] : Layout.ArrayLoops)
     Track(AL.BackedgeCount);
+  for (const Snapshot &S : Layout.Snapshots) {
+    Track(S.Start);
+    Track(S.End);
+    Track(S.Object);
+  }
   for (auto &[AI, Field] : Layout.ShadowAllocas)
     Track(AI);
   for (auto &[Call, Slot] : Layout.CalleeTapes)
@@ -313,6 +320,41 @@ void FwdBuilder::pushLoopArrays() {
     K->addIncoming(ConstantInt::get(I64, 0), PH);
     K->addIncoming(Next, Latch);
     CounterOf[&AL] = K;
+  }
+}
+
+/// Before each nest that reads memory it does not write, a copy of the
+/// bytes it reads (LoadSnapshots.cpp), which f.rev frees: the range
+/// ScalarEvolution bounds, within the object.
+void FwdBuilder::takeSnapshots() {
+  for (const Snapshot &S : Layout.Snapshots) {
+    IRBuilder<> B(fwdBlock(S.Nest->getLoopPreheader())->getTerminator());
+    auto Mapped = [&](Value *V) { return isa<Constant>(V) ? V : fwdValue(V); };
+    auto *Object = cast<Instruction>(fwdValue(S.Object));
+    Type *IntPtr = Fwd.getDataLayout().getIntPtrType(Object->getType());
+    Value *Size;
+    if (auto *AI = dyn_cast<AllocaInst>(Object))
+      Size = ConstantInt::get(
+          IntPtr, AI->getAllocationSize(Fwd.getDataLayout())->getFixedValue());
+    else
+      Size = allocationSize(B, *cast<CallBase>(Object));
+    Value *ObjLo = B.CreatePtrToInt(Object, IntPtr);
+    Value *ObjEnd = B.CreateAdd(ObjLo, B.CreateZExtOrTrunc(Size, IntPtr));
+    Value *Lo = B.CreateBinaryIntrinsic(
+        Intrinsic::umax, B.CreatePtrToInt(Mapped(S.Start), IntPtr), ObjLo);
+    Value *End = B.CreateBinaryIntrinsic(
+        Intrinsic::umin, B.CreatePtrToInt(Mapped(S.End), IntPtr), ObjEnd);
+    Value *Bytes =
+        B.CreateSelect(B.CreateICmpULT(Lo, End), B.CreateSub(End, Lo),
+                       ConstantInt::get(IntPtr, 0), "snapshot.bytes");
+    Value *Start = B.CreateGEP(B.getInt8Ty(), Object, B.CreateSub(Lo, ObjLo),
+                               "snapshot.start");
+    FunctionCallee Alloc = Fwd.getParent()->getOrInsertFunction(
+        "__ad_alloc", Object->getType(), IntPtr);
+    Value *Block = B.CreateCall(Alloc, {Bytes}, "snapshot");
+    B.CreateMemCpy(Block, MaybeAlign(), Start, MaybeAlign(), Bytes);
+    B.CreateStore(Start, U.staticField(B, TapePtr, S.StartField));
+    B.CreateStore(Block, U.staticField(B, TapePtr, S.BlockField));
   }
 }
 

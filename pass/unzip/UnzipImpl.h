@@ -100,6 +100,25 @@ struct ForwardedLoad {
   const SCEV *Iteration = nullptr;
 };
 
+/// A copy f.fwd makes, before loop nest Nest, of the bytes [Start, End)
+/// of Object that loads in the nest read and nothing in it writes
+/// (LoadSnapshots.cpp). Start and End are f.jvp values computed at the
+/// nest's preheader, Object an allocation call or a local of known size;
+/// the static tape keeps the start of what is copied and the copy.
+struct Snapshot {
+  Loop *Nest = nullptr;
+  Value *Start = nullptr, *End = nullptr;
+  Instruction *Object = nullptr;
+  unsigned StartField = 0, BlockField = 0;
+};
+
+/// A load f.lin and f.rev read from a snapshot: the copy's address plus
+/// the load's address, recomputed from the counters, less Start.
+struct SnapshotRead {
+  unsigned Index = 0; ///< in TapeLayout::Snapshots
+  const SCEV *Address = nullptr;
+};
+
 /// Arithmetic cheap enough that recomputing it in f.rev beats a store and
 /// a load of the tape.
 bool isCheapToRecompute(const Instruction &I);
@@ -145,6 +164,10 @@ struct TapeLayout {
   /// Loads of scratch memory f.lin and f.rev compute from what an earlier
   /// loop stored there, instead of taping (ForwardedStores.cpp).
   DenseMap<std::pair<BasicBlock *, Value *>, ForwardedLoad> Forwarded;
+  /// Copies of memory loop nests read and do not write, and the loads
+  /// f.lin and f.rev read from them instead of the tape.
+  SmallVector<Snapshot, 2> Snapshots;
+  DenseMap<std::pair<BasicBlock *, Value *>, SnapshotRead> SnapshotReads;
   DenseMap<CallBase *, TapeSlot> CalleeTapes;
   DenseMap<CallBase *, Unzipped> Callees;
   SmallPtrSet<CallBase *, 4> PushedCallees; ///< tape pushed per call
@@ -291,6 +314,13 @@ private:
   bool forwardable(Value &V, const ForwardedLoad &F, BasicBlock &UseBB,
                    unsigned Depth);
   void noteForwarded(Value &V, const ForwardedLoad &F, BasicBlock &UseBB);
+  /// Where f.lin and f.rev can read \p L, requested by \p UseBB, from a
+  /// copy f.fwd makes before its loop nest (LoadSnapshots.cpp).
+  std::optional<SnapshotRead> snapshotRead(LoadInst &L, BasicBlock &UseBB);
+  /// The snapshot of [Start, End) before \p Nest: an existing one, or a
+  /// new one expanded at its preheader.
+  unsigned snapshotOf(Loop &Nest, Instruction &Object, const SCEV *Start,
+                      const SCEV *End);
   /// \p S with F's store loop at the iteration F names.
   const SCEV *atStoreIteration(const SCEV *S, const ForwardedLoad &F) const;
   struct StoreForwardingDeleter {

@@ -86,6 +86,8 @@ private:
   Value *rematerialize(IRBuilder<> &B, Value *V);
   Value *forwardedValue(IRBuilder<> &B, Value &V, const ForwardedLoad &F);
   Value *readTaped(IRBuilder<> &B, Value *V);
+  Value *readSnapshot(IRBuilder<> &B, LoadInst &L, const SnapshotRead &R);
+  void noteSnapshotsLive(IRBuilder<> &B);
 
   Unzipper &U;
   TapeLayout &Layout;
@@ -144,6 +146,7 @@ void LinBuilder::buildBlock(BasicBlock *BB) {
   readRecord(B);
   readLoopEntries(B);
   readPredIndex(B);
+  noteSnapshotsLive(B);
   for (Instruction &I : make_early_inc_range(*BB)) {
     if (isa<PHINode>(I) || U.ReturnPacking.count(&I))
       continue;
@@ -357,7 +360,50 @@ Value *LinBuilder::operand(IRBuilder<> &B, Value *V) {
         forwardedValue(B, *F->second.Store->getValueOperand(), F->second);
     return LocalReads[{JvpBB, V}] = Stored;
   }
+  if (auto S = Layout.SnapshotReads.find({JvpBB, V});
+      S != Layout.SnapshotReads.end()) {
+    Value *&Read = LocalReads[{JvpBB, V}];
+    if (!Read)
+      Read = readSnapshot(B, *cast<LoadInst>(V), S->second);
+    return Read;
+  }
   return readTaped(B, V);
+}
+
+/// \p L's value in the copy f.fwd made before its nest: at the copy's
+/// address plus L's, recomputed, less the start of the range copied.
+Value *LinBuilder::readSnapshot(IRBuilder<> &B, LoadInst &L,
+                                const SnapshotRead &R) {
+  const Snapshot &S = Layout.Snapshots[R.Index];
+  Value *Address =
+      U.emitRecomputed(B, R.Address, TapePtr, {ArrayOf, CounterOf});
+  auto *Start = B.CreateLoad(Ptr, U.staticField(B, TapePtr, S.StartField),
+                             "snapshot.start");
+  markWith(Start, StaticReadMD);
+  auto *Block =
+      B.CreateLoad(Ptr, U.staticField(B, TapePtr, S.BlockField), "snapshot");
+  markWith(Block, StaticReadMD);
+  Type *IntPtr = Lin.getDataLayout().getIntPtrType(Ptr);
+  Value *Offset = B.CreateSub(B.CreatePtrToInt(Address, IntPtr),
+                              B.CreatePtrToInt(Start, IntPtr));
+  // The start copied may be the object's (clamped), whose alignment need
+  // not be L's.
+  return B.CreateAlignedLoad(L.getType(),
+                             B.CreateGEP(B.getInt8Ty(), Block, Offset),
+                             Align(1), L.getName());
+}
+
+/// At a nest's preheader, the copies made for it: f.rev frees them where
+/// it leaves the nest backwards.
+void LinBuilder::noteSnapshotsLive(IRBuilder<> &B) {
+  for (const Snapshot &S : Layout.Snapshots) {
+    if (S.Nest->getLoopPreheader() != JvpBB)
+      continue;
+    auto *Block =
+        B.CreateLoad(Ptr, U.staticField(B, TapePtr, S.BlockField), "snapshot");
+    markWith(Block, StaticReadMD);
+    markLinear(emitSnapshotLive(B, Block));
+  }
 }
 
 /// \p V, a value of F's store loop, for the iteration F names: what the
