@@ -7,10 +7,11 @@
 // allocates it again, or reads a new cell in every iteration, the load is
 // taped as before. Every gradient is checked against central differences.
 //
+// clang-format off
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
-// RUN: %adcc -O2 -c %s -o %t.o -Rpass=adpass -Rpass-missed=adpass
-// -fno-caret-diagnostics 2>&1 | FileCheck %s
+// RUN: %adcc -O2 -c %s -o %t.o -Rpass=adpass -Rpass-missed=adpass -fno-caret-diagnostics 2>&1 | FileCheck %s
+// clang-format on
 
 #include "ad.h"
 #include "ad_runtime.h"
@@ -144,11 +145,11 @@ int main(void) {
   CHECK(table);
   // clang-format off
   // CHECK: tape_load_snapshots.c:[[@LINE-2]]:3: remark: gradient of 'table' keeps {{[0-9]+}} bytes per call
-  // CHECK-NEXT: gradient of 'table': the loop at line 27 keeps 0 bytes per iteration
-  // CHECK-NEXT: gradient of 'table': the loop at line 30 keeps 0 bytes per iteration
+  // CHECK-NEXT: gradient of 'table': the loop at line 28 keeps 0 bytes per iteration
   // CHECK-NEXT: gradient of 'table': the loop at line 31 keeps 0 bytes per iteration
   // CHECK-NEXT: gradient of 'table': the loop at line 32 keeps 0 bytes per iteration
-  // CHECK-NOT: gradient of 'table'
+  // CHECK-NEXT: gradient of 'table': the loop at line 33 keeps 0 bytes per iteration
+  // CHECK-NOT: gradient of 'table': the value loaded
   // clang-format on
   // No component is read: the bounds of the inner loops are no addresses
   // then, and the copy is of nothing.
@@ -158,26 +159,26 @@ int main(void) {
       table(w, w + K * D, K, 0, NP));
   CHECK(local_table);
   // clang-format off
-  // CHECK: gradient of 'local_table': the loop at line 44 keeps 0 bytes per iteration
-  // CHECK-NEXT: gradient of 'local_table': the loop at line 45 keeps 0 bytes per iteration
+  // CHECK: gradient of 'local_table': the loop at line 45 keeps 0 bytes per iteration
   // CHECK-NEXT: gradient of 'local_table': the loop at line 46 keeps 0 bytes per iteration
+  // CHECK-NEXT: gradient of 'local_table': the loop at line 47 keeps 0 bytes per iteration
   // CHECK-NOT: gradient of 'local_table': the value loaded
   // clang-format on
   CHECK(written);
   // clang-format off
-  // CHECK: gradient of 'written': the value loaded at line 60 is kept per iteration of the loop at line 59
+  // CHECK: gradient of 'written': the value loaded at line 61 is kept per iteration of the loop at line 60
   // clang-format on
   CHECK(written_by_call);
   // clang-format off
-  // CHECK: gradient of 'written_by_call': the value loaded at line 81 is kept per iteration of the loop at line 80
+  // CHECK: gradient of 'written_by_call': the value loaded at line 82 is kept per iteration of the loop at line 81
   // clang-format on
   CHECK(reallocated);
   // clang-format off
-  // CHECK: gradient of 'reallocated': the value loaded at line 97 is kept per iteration of the loop at line 96
+  // CHECK: gradient of 'reallocated': the value loaded at line 98 is kept per iteration of the loop at line 97
   // clang-format on
   CHECK(every_loop);
   // clang-format off
-  // CHECK: gradient of 'every_loop': the value loaded at line 115 is kept per iteration of the loop at line 114
+  // CHECK: gradient of 'every_loop': the value loaded at line 116 is kept per iteration of the loop at line 115
   // clang-format on
 #ifdef __OPTIMIZE__
   {
