@@ -54,7 +54,7 @@ BINARY = [
 ORDINARY = ["arith", "arith", "loop_for", "loop_x", "loop_down", "while_exit",
             "do_while", "loop_break", "branch", "switch", "local_array",
             "heap", "helper", "helper_ptr", "nested_loops", "running_max",
-            "running_max_local"]
+            "running_max_local", "table_nest"]
 PATTERNS = {
     "setjmp": ["setjmp_global", "setjmp_array"],
     "ptrglobal": ["ptrglobal_input", "ptrglobal_local", "ptrglobal_struct",
@@ -226,6 +226,23 @@ class Program:
         if r.random() < 0.4:
             b.lines.append("  a%d[i] *= 0.5;" % k)
         b.lines += ["}", "%s += a%d[%d];" % (v, k, m - 1)]
+
+    def b_table_nest(self, b, c):
+        """A heap table filled, read by a nest whose outer loop leaves the
+        address alone (copied once before the nest), sometimes written in
+        the nest (then kept per iteration), freed."""
+        v, k, m, r = c["v"], c["k"], c["m"], c["r"]
+        b.lines += ["double *t%d = (double *)malloc(%d * sizeof(double));"
+                    % (k, m),
+                    "for (int j = 0; j < %d; j++)" % m,
+                    "  t%d[j] = %s + 0.1 * j;" % (k, self.bounded(r, c["e"](1))),
+                    "double %s = 0.0;" % v,
+                    "for (int i = 0; i < n; i++)",
+                    "  for (int j = 0; j < %d; j++) {" % m,
+                    "    %s += t%d[j] * x[i] * (j + 1);" % (v, k)]
+        if r.random() < 0.3:
+            b.lines.append("    t%d[(j + i) %% %d] *= 0.9;" % (k, m))
+        b.lines += ["  }", "free(t%d);" % k]
 
     def b_branch(self, b, c):
         v = c["v"]
