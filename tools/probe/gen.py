@@ -232,16 +232,18 @@ class Program:
         address alone (copied once before the nest), sometimes written in
         the nest (then kept per iteration), freed."""
         v, k, m, r = c["v"], c["k"], c["m"], c["r"]
-        b.lines += ["double *t%d = (double *)malloc(%d * sizeof(double));"
-                    % (k, m),
-                    "for (int j = 0; j < %d; j++)" % m,
+        # The inner bound is known at run time only: no full unrolling.
+        w = "(n + %d)" % m
+        b.lines += ["double *t%d = (double *)malloc(%s * sizeof(double));"
+                    % (k, w),
+                    "for (int j = 0; j < %s; j++)" % w,
                     "  t%d[j] = %s + 0.1 * j;" % (k, self.bounded(r, c["e"](1))),
                     "double %s = 0.0;" % v,
                     "for (int i = 0; i < n; i++)",
-                    "  for (int j = 0; j < %d; j++) {" % m,
+                    "  for (int j = 0; j < %s; j++) {" % w,
                     "    %s += t%d[j] * x[i] * (j + 1);" % (v, k)]
         if r.random() < 0.3:
-            b.lines.append("    t%d[(j + i) %% %d] *= 0.9;" % (k, m))
+            b.lines.append("    t%d[(j + i) %% %s] *= 0.9;" % (k, w))
         b.lines += ["  }", "free(t%d);" % k]
 
     def b_branch(self, b, c):
