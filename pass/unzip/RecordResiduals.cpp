@@ -59,6 +59,7 @@ private:
   bool isFree(BasicBlock &BB, Value *Op) const;
   bool rebuildable(BasicBlock &BB, Value *V, bool FromRecord, unsigned Depth);
   bool rematerializable(BasicBlock &BB, Instruction &I);
+  bool readWithoutTape(BasicBlock &BB, LoadInst &L);
   void tape(BasicBlock &BB, Value *V);
   uint64_t bytesOf(Value *V) const;
   uint64_t tapedBytes(BasicBlock *Key);
@@ -144,6 +145,29 @@ bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
          });
 }
 
+/// A load f.rev gets without the tape: computed from the store that filled
+/// its cell (ForwardedStores.cpp), or read from a copy of its table made
+/// before its nest (LoadSnapshots.cpp).
+bool RecordResidualPlacer::readWithoutTape(BasicBlock &BB, LoadInst &L) {
+  TapeLayout &Layout = U.Layout;
+  if (std::optional<ForwardedLoad> F = U.forwardedStore(L, BB)) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(&L) << " in "
+                      << operandName(&BB)
+                      << ": recomputed from the value stored there\n");
+    Layout.Forwarded[{&BB, &L}] = *F;
+    U.noteForwarded(*F->Store->getValueOperand(), *F, BB);
+    return true;
+  }
+  if (std::optional<SnapshotRead> R = U.snapshotRead(L, BB)) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(&L) << " in "
+                      << operandName(&BB)
+                      << ": read from a copy made before its nest\n");
+    Layout.SnapshotReads[{&BB, &L}] = *R;
+    return true;
+  }
+  return false;
+}
+
 void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   TapeLayout &Layout = U.Layout;
   if (Layout.Reads.count({&BB, V}) || Layout.Rematerialized.count({&BB, V}) ||
@@ -152,23 +176,8 @@ void RecordResidualPlacer::place(BasicBlock &BB, Value *V) {
   auto *I = cast<Instruction>(V);
   unsigned &Recomputed = RecomputedIn[U.recordKey(&BB)];
   if (Recomputed >= MaxRecomputedPerRecord || !rematerializable(BB, *I)) {
-    if (auto *L = dyn_cast<LoadInst>(I))
-      if (std::optional<ForwardedLoad> F = U.forwardedStore(*L, BB)) {
-        LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
-                          << operandName(&BB)
-                          << ": recomputed from the value stored there\n");
-        Layout.Forwarded[{&BB, V}] = *F;
-        U.noteForwarded(*F->Store->getValueOperand(), *F, BB);
-        return;
-      }
-    if (auto *L = dyn_cast<LoadInst>(I))
-      if (std::optional<SnapshotRead> R = U.snapshotRead(*L, BB)) {
-        LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
-                          << operandName(&BB)
-                          << ": read from a copy made before its nest\n");
-        Layout.SnapshotReads[{&BB, V}] = *R;
-        return;
-      }
+    if (auto *L = dyn_cast<LoadInst>(I); L && readWithoutTape(BB, *L))
+      return;
     return tape(BB, V);
   }
   ++Recomputed;
