@@ -422,15 +422,13 @@ static void simplifyCopy(Function &Src, FunctionAnalysisManager &FAM,
   // scalars, mem2reg puts them in registers at a fifth of SROA's cost (a
   // 30,000-statement f); aggregates and escaping locals need SROA, unless
   // SROA would cut a copied struct into untyped byte slices.
-  bool AllPromotable = llvm::all_of(Src.getEntryBlock(), [](Instruction &I) {
-    auto *AI = dyn_cast<AllocaInst>(&I);
-    return !AI || isAllocaPromotable(AI);
-  });
-  bool SlicesWouldLoseTypes =
-      llvm::any_of(Src.getEntryBlock(), [](Instruction &I) {
-        auto *AI = dyn_cast<AllocaInst>(&I);
-        return AI && isCopiedMixedAggregate(*AI);
-      });
+  // One walk over the entry block, which at -O0 may hold all of f.
+  bool AllPromotable = true, SlicesWouldLoseTypes = false;
+  for (Instruction &I : Src.getEntryBlock())
+    if (auto *AI = dyn_cast<AllocaInst>(&I)) {
+      AllPromotable &= isAllocaPromotable(AI);
+      SlicesWouldLoseTypes |= isCopiedMixedAggregate(*AI);
+    }
   FunctionPassManager FPM;
   if (AllPromotable || SlicesWouldLoseTypes)
     FPM.addPass(PromotePass());
