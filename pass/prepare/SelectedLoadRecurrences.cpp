@@ -1,14 +1,11 @@
 //===- SelectedLoadRecurrences.cpp - a running max read after its loop ----===//
 #include "prepare/SelectedLoadRecurrences.h"
-#include "ir/LLVMCompat.h"
+#include "ir/FunctionAliasAnalysis.h"
 #include "linearize/JvpRules.h"
 
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/AssumptionCache.h"
-#include "llvm/Analysis/BasicAliasAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
-#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -121,14 +118,11 @@ static SmallVector<Value *, 4> choicesOf(Instruction &N, const Recurrence &R) {
 /// memory when the loop exits.
 static bool keepsLeaves(const Loop &L, ArrayRef<Leaf> Leaves, AAResults &AA,
                         const TargetLibraryInfo &TLI) {
-  for (const BasicBlock *BB : L.blocks())
-    for (const Instruction &I : *BB)
-      if (I.mayWriteToMemory() && !isScalarMathCall(I, &TLI))
-        for (const Leaf &Lf : Leaves)
-          if (isModSet(AA.getModRefInfo(&I, MemoryLocation::getBeforeOrAfter(
-                                                Lf.Load->getPointerOperand()))))
-            return false;
-  return true;
+  return llvm::none_of(Leaves, [&](const Leaf &Lf) {
+    return loopMayModifyObject(
+        L, Lf.Load->getPointerOperand(), AA,
+        [&](const Instruction &W) { return isScalarMathCall(W, &TLI); });
+  });
 }
 
 /// Collects the nodes reached from the header's phi through selects and
@@ -357,12 +351,8 @@ bool reloadSelectedLoadRecurrences(Function &F, const TargetLibraryInfo &TLI,
   while (true) {
     DominatorTree DT(F);
     LoopInfo LI(DT);
-    BasicAAResult BasicAA(F.getDataLayout(), F, TLI, AC, &DT);
-    auto TBAA = TypeBasedAAResult(AD_TBAA_RESULT_ARGS);
-    AAResults AA(TLI);
-    AA.addAAResult(BasicAA);
-    AA.addAAResult(TBAA);
-    std::optional<Recurrence> R = findNextRecurrence(LI, AA, TLI, Tried);
+    FunctionAliasAnalysis Alias(F, TLI, AC, DT);
+    std::optional<Recurrence> R = findNextRecurrence(LI, Alias.AA, TLI, Tried);
     if (!R)
       return Changed;
     reloadAfterLoop(*R, DT, LI);

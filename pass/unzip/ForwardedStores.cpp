@@ -31,12 +31,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
-#include "ir/LLVMCompat.h"
+#include "ir/FunctionAliasAnalysis.h"
 
-#include "llvm/Analysis/BasicAliasAnalysis.h"
 #include "llvm/Analysis/MemorySSA.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
-#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Instructions.h"
 
@@ -53,17 +51,19 @@ static constexpr unsigned MaxForwardDepth = 16;
 struct StoreForwardingAnalyses {
   StoreForwardingAnalyses(Function &Jvp, TargetLibraryInfo &TLI,
                           AssumptionCache &AC, DominatorTree &DT)
-      : BasicAA(Jvp.getDataLayout(), Jvp, TLI, AC, &DT),
-        TBAA(AD_TBAA_RESULT_ARGS), AA(TLI) {
-    AA.addAAResult(BasicAA);
-    AA.addAAResult(TBAA);
-    MSSA = std::make_unique<MemorySSA>(Jvp, &AA, &DT);
-  }
-  BasicAAResult BasicAA;
-  TypeBasedAAResult TBAA;
-  AAResults AA;
+      : Alias(Jvp, TLI, AC, DT),
+        MSSA(std::make_unique<MemorySSA>(Jvp, &Alias.AA, &DT)) {}
+  FunctionAliasAnalysis Alias;
   std::unique_ptr<MemorySSA> MSSA;
 };
+
+StoreForwardingAnalyses &Unzipper::forwardingAnalyses() {
+  if (!Forwarding)
+    Forwarding.reset(new StoreForwardingAnalyses(Jvp, D.tli(Jvp), *AC, *DT));
+  return *Forwarding;
+}
+
+AAResults &Unzipper::aliasAnalysis() { return forwardingAnalyses().Alias.AA; }
 
 void Unzipper::StoreForwardingDeleter::operator()(
     StoreForwardingAnalyses *A) const {
@@ -93,14 +93,9 @@ static bool storesEachIterationAlone(StoreInst &S, const Loop &LS,
       Step->getAPInt().isNegative() || Step->getAPInt().ult(Size) ||
       !AR->hasNoSelfWrap())
     return false;
-  const Value *Obj = getUnderlyingObject(S.getPointerOperand());
-  MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Obj);
-  for (BasicBlock *BB : LS.blocks())
-    for (Instruction &W : *BB)
-      if (&W != &S && W.mayWriteToMemory() &&
-          isModSet(AA.getModRefInfo(&W, Whole)))
-        return false;
-  return true;
+  return !loopMayModifyObject(LS, getUnderlyingObject(S.getPointerOperand()),
+                              AA,
+                              [&](const Instruction &W) { return &W == &S; });
 }
 
 /// Condition 5: It, with L's address B + It * Step, within LS's iterations.
@@ -136,10 +131,8 @@ std::optional<ForwardedLoad> Unzipper::forwardedStore(LoadInst &L,
                                                       BasicBlock &UseBB) {
   if (!L.isSimple() || !SE->isSCEVable(L.getPointerOperandType()))
     return std::nullopt;
-  if (!Forwarding)
-    Forwarding.reset(new StoreForwardingAnalyses(Jvp, D.tli(Jvp), *AC, *DT));
   MemoryAccess *Clobber =
-      Forwarding->MSSA->getWalker()->getClobberingMemoryAccess(&L);
+      forwardingAnalyses().MSSA->getWalker()->getClobberingMemoryAccess(&L);
   auto *Def = dyn_cast<MemoryDef>(Clobber);
   auto *S = Def ? dyn_cast_or_null<StoreInst>(Def->getMemoryInst()) : nullptr;
   if (!S || S->getValueOperand()->getType() != L.getType())
@@ -147,7 +140,7 @@ std::optional<ForwardedLoad> Unzipper::forwardedStore(LoadInst &L,
   Loop *LS = LI->getLoopFor(S->getParent());
   auto Counted = LS ? Layout.ArrayLoops.find(LS) : Layout.ArrayLoops.end();
   if (Counted == Layout.ArrayLoops.end() || LS->contains(&L) ||
-      !storesEachIterationAlone(*S, *LS, *SE, *DT, Forwarding->AA, *LI))
+      !storesEachIterationAlone(*S, *LS, *SE, *DT, Forwarding->Alias.AA, *LI))
     return std::nullopt;
   BasicBlock *PH = LS->getLoopPreheader();
   Loop *AroundPH = LI->getLoopFor(PH);

@@ -41,12 +41,11 @@
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
 #include "driver/OpenMPRegions.h"
+#include "ir/FunctionAliasAnalysis.h"
 #include "ir/LLVMCompat.h"
 #include "ir/ShadowMemory.h"
 
-#include "llvm/Analysis/BasicAliasAnalysis.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
-#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -100,21 +99,6 @@ static bool dependsOnCounter(const SCEV *S, const Loop &L) {
   });
 }
 
-/// Condition 2: whether a write of \p Nest other than linear code (which
-/// writes shadows only) may modify the object \p L reads.
-static bool nestMayWriteObject(const LoadInst &L, const Loop &Nest,
-                               function_ref<bool(const Value *)> IsLinear,
-                               AAResults &AA) {
-  const Value *Obj = getUnderlyingObject(L.getPointerOperand());
-  MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Obj);
-  for (BasicBlock *BB : Nest.blocks())
-    for (Instruction &W : *BB)
-      if (W.mayWriteToMemory() && !IsLinear(&W) &&
-          isModSet(AA.getModRefInfo(&W, Whole)))
-        return true;
-  return false;
-}
-
 std::optional<SnapshotRead> Unzipper::snapshotRead(LoadInst &L,
                                                    BasicBlock &UseBB) {
   if (Info.Act.forHandle() || Info.Act.checkpoint() || Info.Act.level() ||
@@ -139,17 +123,10 @@ std::optional<SnapshotRead> Unzipper::snapshotRead(LoadInst &L,
   if (!Range || !Exp.isSafeToExpandAt(Range->first, At) ||
       !Exp.isSafeToExpandAt(Range->second, At))
     return std::nullopt;
-  BasicAAResult BasicAA(Jvp.getDataLayout(), Jvp, D.tli(Jvp), *AC, DT.get());
-#if LLVM_VERSION_MAJOR >= 20
-  TypeBasedAAResult TBAA(AD_TBAA_RESULT_ARGS);
-#else
-  TypeBasedAAResult TBAA;
-#endif
-  AAResults AA(D.tli(Jvp));
-  AA.addAAResult(BasicAA);
-  AA.addAAResult(TBAA);
-  if (nestMayWriteObject(
-          L, *Nest, [this](const Value *V) { return isLinear(V); }, AA))
+  // Condition 2; linear code writes shadows only.
+  if (loopMayModifyObject(
+          *Nest, getUnderlyingObject(L.getPointerOperand()), aliasAnalysis(),
+          [this](const Instruction &W) { return isLinear(&W); }))
     return std::nullopt;
   noteStaticLeaves(Address);
   return SnapshotRead{snapshotOf(*Nest, *Object, Range->first, Range->second),

@@ -1,17 +1,15 @@
 //===- PrivateShadowCells.cpp - shadow cells one iteration touches --------===//
 #include "unzip/PrivateShadowCells.h"
 #include "driver/OpenMPRegions.h"
-#include "ir/LLVMCompat.h"
+#include "ir/FunctionAliasAnalysis.h"
 #include "ir/Linearity.h"
 #include "linearize/JvpRules.h"
 
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/AssumptionCache.h"
-#include "llvm/Analysis/BasicAliasAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
-#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
@@ -50,11 +48,7 @@ class PrivateCells {
 public:
   PrivateCells(Function &F, TargetLibraryInfo &TLI)
       : F(F), TLI(TLI), DT(F), LI(DT), AC(F), SE(F, TLI, AC, DT, LI),
-        BasicAA(F.getDataLayout(), F, TLI, AC, &DT), TBAA(AD_TBAA_RESULT_ARGS),
-        AA(TLI) {
-    AA.addAAResult(BasicAA);
-    AA.addAAResult(TBAA);
-  }
+        Alias(F, TLI, AC, DT) {}
   void run();
 
 private:
@@ -70,9 +64,8 @@ private:
   LoopInfo LI;
   AssumptionCache AC;
   ScalarEvolution SE;
-  BasicAAResult BasicAA;
-  TypeBasedAAResult TBAA;
-  AAResults AA;
+  FunctionAliasAnalysis Alias;
+  AAResults &AA = Alias.AA;
   Loop *L = nullptr;     ///< the worksharing loop (one chunk's iterations)
   PHINode *IV = nullptr; ///< its induction variable, from the chunk's start
   /// Loads of one team-invariant pointer, as one value.

@@ -45,14 +45,11 @@ RereadableLoads::RereadableLoads(Function &Jvp, unsigned NumPrimalArgs,
                                  const ExcusedWrites *Excused)
     : Jvp(Jvp), NumPrimalArgs(NumPrimalArgs),
       Enabled(Enabled || StableArgs.any()), StableArgs(std::move(StableArgs)),
-      DT(DT), LI(LI), TLI(TLI), TBAA(AD_TBAA_RESULT_ARGS), Excused(Excused) {
+      DT(DT), LI(LI), TLI(TLI), Excused(Excused) {
   if (!this->Enabled)
     return;
-  BasicAA =
-      std::make_unique<BasicAAResult>(Jvp.getDataLayout(), Jvp, TLI, AC, &DT);
-  AA = std::make_unique<AAResults>(TLI);
-  AA->addAAResult(*BasicAA);
-  AA->addAAResult(TBAA);
+  Alias = std::make_unique<FunctionAliasAnalysis>(Jvp, TLI, AC, DT);
+  AA = &Alias->AA;
   auto IsShadowParam = [&](const Value *Obj) {
     auto *A = dyn_cast<Argument>(Obj);
     return A && A->getArgNo() >= NumPrimalArgs;

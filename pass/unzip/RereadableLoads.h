@@ -43,14 +43,14 @@
 #ifndef ADPASS_UNZIP_REREADABLELOADS_H
 #define ADPASS_UNZIP_REREADABLELOADS_H
 
+#include "ir/FunctionAliasAnalysis.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/AliasAnalysis.h"
-#include "llvm/Analysis/BasicAliasAnalysis.h"
-#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
 #include <memory>
 #include <optional>
 #include <string>
@@ -147,9 +147,8 @@ private:
   llvm::DominatorTree &DT;
   llvm::LoopInfo &LI;
   llvm::TargetLibraryInfo &TLI;
-  std::unique_ptr<llvm::BasicAAResult> BasicAA;
-  llvm::TypeBasedAAResult TBAA;
-  std::unique_ptr<llvm::AAResults> AA;
+  std::unique_ptr<FunctionAliasAnalysis> Alias;
+  llvm::AAResults *AA = nullptr; ///< Alias->AA, once enabled.
   /// The non-linear instructions that may write primal memory.
   llvm::SmallVector<const llvm::Instruction *, 16> Writes;
   llvm::DenseMap<const llvm::Value *,

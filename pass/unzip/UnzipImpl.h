@@ -327,6 +327,10 @@ private:
     void operator()(StoreForwardingAnalyses *A) const;
   };
   std::unique_ptr<StoreForwardingAnalyses, StoreForwardingDeleter> Forwarding;
+  /// Alias analysis and MemorySSA over f.jvp, built when first asked for.
+  StoreForwardingAnalyses &forwardingAnalyses();
+  /// BasicAA and TBAA over f.jvp (those of forwardingAnalyses()).
+  AAResults &aliasAnalysis();
   /// Whether f.lin and f.rev compute \p I again rather than read it from
   /// the tape: cheap arithmetic, or a load of memory nothing overwrites.
   bool isRecomputedNotTaped(const Instruction &I) const;
