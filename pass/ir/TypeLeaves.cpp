@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/TypeLeaves.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/DerivedTypes.h"
 
 using namespace llvm;
@@ -47,50 +48,44 @@ bool isDifferentiableType(const Type *T) {
          (!(Kinds & IntLeaf) || T->isAggregateType());
 }
 
-bool containsFloatingPoint(const Type *T) {
-  if (isDifferentiableType(T))
+/// Whether \p T, or an element of its structs and arrays at any depth,
+/// satisfies \p P.
+static bool anyNested(const Type *T, function_ref<bool(const Type *)> P) {
+  if (P(T))
     return true;
   if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), containsFloatingPoint);
+    return llvm::any_of(ST->elements(),
+                        [&](const Type *E) { return anyNested(E, P); });
   if (auto *AT = dyn_cast<ArrayType>(T))
-    return containsFloatingPoint(AT->getElementType());
+    return anyNested(AT->getElementType(), P);
   return false;
+}
+
+bool containsFloatingPoint(const Type *T) {
+  return anyNested(T, isDifferentiableType);
 }
 
 bool containsPointer(const Type *T) {
-  if (T->isPointerTy())
-    return true;
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), containsPointer);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return containsPointer(AT->getElementType());
-  return false;
+  return anyNested(T, [](const Type *E) { return E->isPointerTy(); });
 }
 
 bool hasFloatLeaf(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), hasFloatLeaf);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasFloatLeaf(AT->getElementType());
-  return T->isFPOrFPVectorTy();
+  return anyNested(T, [](const Type *E) { return E->isFPOrFPVectorTy(); });
 }
 
 bool hasNonFloatLeaf(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return llvm::any_of(ST->elements(), hasNonFloatLeaf);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return hasNonFloatLeaf(AT->getElementType());
-  return !T->isFPOrFPVectorTy();
+  return anyNested(T, [](const Type *E) {
+    return !isa<StructType>(E) && !isa<ArrayType>(E) && !E->isFPOrFPVectorTy();
+  });
 }
 
 bool holdsUnion(const Type *T) {
-  if (auto *ST = dyn_cast<StructType>(T))
-    return (ST->hasName() && (ST->getName().starts_with("union.") ||
-                              ST->getName().contains(".union."))) ||
-           llvm::any_of(ST->elements(), holdsUnion);
-  if (auto *AT = dyn_cast<ArrayType>(T))
-    return holdsUnion(AT->getElementType());
-  return false;
+  return anyNested(T, [](const Type *E) {
+    auto *ST = dyn_cast<StructType>(E);
+    return ST && ST->hasName() &&
+           (ST->getName().starts_with("union.") ||
+            ST->getName().contains(".union."));
+  });
 }
 
 /// Pointers and integers, in structs and arrays of them.
