@@ -499,6 +499,50 @@ void Linearizer::linearizeInstruction(Instruction &I) {
               "' (not supported yet)");
 }
 
+/// \p V without a leading fneg, and whether there was one.
+static std::pair<Value *, bool> stripFNeg(Value *V) {
+  if (auto *Neg = dyn_cast<UnaryOperator>(V);
+      Neg && Neg->getOpcode() == Instruction::FNeg)
+    return {Neg->getOperand(0), true};
+  return {V, false};
+}
+
+namespace {
+/// One argument's contribution to a result tangent: its partial applied to
+/// its tangent, then scaled by a constant.
+struct TangentTerm {
+  Value *DX;
+  Partial P;
+  double Scale = 1;
+};
+} // namespace
+
+/// Merges the terms c dx + c dx of a square (x * x, fmuladd(x, x, y), and
+/// either with one side negated, as clang writes y - x * x) into one term
+/// 2 (c dx): two linear products instead of two and a sum, the same
+/// coefficient c for the tape to keep or read again, and no less exact,
+/// scaling by two being exact. Other coefficients of one tangent are left
+/// apart: their sum would round differently.
+static void mergeSquareTerms(SmallVectorImpl<TangentTerm> &Terms) {
+  for (unsigned A = 0; A < Terms.size(); ++A)
+    for (unsigned B = A + 1; B < Terms.size(); ++B) {
+      TangentTerm &TA = Terms[A], &TB = Terms[B];
+      if (TA.P.K != Partial::Times || TB.P.K != Partial::Times)
+        continue;
+      auto [DXA, NegDXA] = stripFNeg(TA.DX);
+      auto [DXB, NegDXB] = stripFNeg(TB.DX);
+      auto [CA, NegCA] = stripFNeg(TA.P.Coef);
+      auto [CB, NegCB] = stripFNeg(TB.P.Coef);
+      if (DXA != DXB || CA != CB)
+        continue;
+      // dxA cA + dxB cB = +-(c dx) +- (c dx).
+      bool NegA = NegDXA != NegCA, NegB = NegDXB != NegCB;
+      TA = {DXA, {Partial::Times, CA}, NegA == NegB ? (NegA ? -2.0 : 2.0) : 0};
+      Terms.erase(Terms.begin() + B);
+      return;
+    }
+}
+
 void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
   LLVM_DEBUG(dbgs() << "jvp rule " << R.Name << " for" << I << '\n');
   ++NumTangentInsts;
@@ -511,7 +555,7 @@ void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
 
   unsigned NumArgs =
       isa<CallBase>(I) ? cast<CallBase>(I).arg_size() : I.getNumOperands();
-  Value *Sum = nullptr;
+  SmallVector<TangentTerm, 4> Terms;
   for (unsigned K = 0; K < NumArgs; ++K) {
     Value *Arg = Builder.x(K);
     // A constant tangent is a linear zero (e.g. the result of floor): no term.
@@ -521,7 +565,14 @@ void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
       return fail(I, Twine("no derivative rule for argument ") + Twine(K + 1) +
                          " of '" + R.Name + "'");
     Partial P = R.Partials[K](Builder);
-    Value *DX = tangentOf(Arg);
+    if (P.K != Partial::Zero)
+      Terms.push_back({tangentOf(Arg), P});
+  }
+  mergeSquareTerms(Terms);
+  Value *Sum = nullptr;
+  for (auto [DX, P, Scale] : Terms) {
+    if (Scale == 0)
+      continue; // c dx - c dx
     Value *Term = nullptr;
     switch (P.K) {
     case Partial::Zero:
@@ -541,6 +592,8 @@ void Linearizer::applyRule(Instruction &I, const JvpRule &R) {
           LinB.CreateSelect(P.Coef, DX, Constant::getNullValue(DX->getType()));
       break;
     }
+    if (Scale != 1)
+      Term = LinB.CreateFMul(Term, ConstantFP::get(Term->getType(), Scale));
     bool Negate = P.K == Partial::MinusOne;
     if (!Sum)
       Sum = Negate ? LinB.CreateFNeg(Term) : Term;

@@ -8,9 +8,11 @@
 ; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose %s -S | FileCheck %s --check-prefix=SQ
 ; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose %s -S | FileCheck %s
 
+; sq(v) = v * v: one term 2 (v dv) (Linearize.cpp, mergeSquareTerms).
 ; SQ-LABEL: define internal double @sq.rev(ptr %tape, double %ct)
-; SQ:         %v = load double, ptr %tape
-; SQ-DAG:     fmul double %ct, %v
+; SQ:         [[TWICE:%.*]] = fmul double %ct, 2.000000e+00
+; SQ-NEXT:    %v = load double, ptr %tape
+; SQ-NEXT:    fmul double [[TWICE]], %v
 
 ; CHECK-LABEL: define internal { double, double } @f.rev(ptr %tape, double %ct)
 ; CHECK:       seed:

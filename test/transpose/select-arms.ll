@@ -26,7 +26,8 @@ define { double, double, double } @g(double %a, double %b, double %c) {
 
 ; The arm's cotangent, then the guarded quotient and product.
 ; CHECK-LABEL: define internal { double, double, double } @f.rev(ptr %tape, double %ct)
-; CHECK:         fmul double %ct, %c
+; CHECK:         [[TWICE:%.*]] = fmul double %ct, 2.000000e+00
+; CHECK:         fmul double [[TWICE]], %c
 ; CHECK-NOT:     fcmp oeq
 ; CHECK:         [[ARM:%.*]] = select i1 {{%.*}}, double %ct, double 0.000000e+00
 ; CHECK:         [[Z1:%.*]] = fcmp oeq double [[ARM]], 0.000000e+00
