@@ -11,7 +11,8 @@
 //    that is unreachable.)
 // 2. Find f.lin's array loops (findArrayLoops): f.rev keeps each one's
 //    current iteration, its array of records and its iteration count in
-//    stack slots and counts the iteration down. A loop with neither linear
+//    stack slots and counts the iteration down, or up where the transposed
+//    iterations commute (IterationOrder.h). A loop with neither linear
 //    code nor tape reads is inert: f.rev skips it.
 // 3. Find the linear values that feed an arm of a select
 //    (findSelectZeroed): their cotangent may be the zero the select sends
@@ -56,6 +57,7 @@
 #include "driver/Differentiator.h"
 #include "driver/OpenMPRegions.h"
 #include "ir/Linearity.h"
+#include "transpose/IterationOrder.h"
 #include "transpose/RevAliasScopes.h"
 #include "transpose/TransposeRules.h"
 #include "unzip/TapeRuntime.h"
@@ -83,6 +85,8 @@ STATISTIC(NumRuleTransposes, "Number of linear instructions transposed by a "
 STATISTIC(NumCalleeRevCalls, "Number of calls of g.lin turned into g.rev");
 STATISTIC(NumSymbolicZeros, "Number of linear instructions skipped for a "
                             "cotangent nothing was added to");
+STATISTIC(NumForwardLoops, "Number of array loops f.rev runs forwards, their "
+                           "transposed iterations commuting");
 STATISTIC(NumMergeSwitches, "Number of merge blocks reversed into a switch on "
                             "the recorded predecessor index");
 
@@ -91,7 +95,8 @@ namespace ad {
 namespace {
 
 /// f.rev's view of an array loop of f.lin: it enters at the exit block with
-/// the last iteration and counts down to the first.
+/// the last iteration and counts down to the first, or, Forwards, with the
+/// first and counts up.
 struct ReversedLoop {
   AllocaInst *Iteration = nullptr; ///< current iteration (i64)
   AllocaInst *Array = nullptr;     ///< the records (ptr)
@@ -100,6 +105,8 @@ struct ReversedLoop {
   BasicBlock *Header = nullptr, *Preheader = nullptr, *Latch = nullptr;
   /// No linear code and no tape reads inside: f.rev skips the loop.
   bool Inert = false;
+  /// The transposed iterations commute (IterationOrder.h).
+  bool Forwards = false;
 };
 
 /// What transposing a block needs to know of it, from one look at each
@@ -407,12 +414,17 @@ bool Transposer::findArrayLoops() {
         RL.Count = newSlot(I64, "iterations");
         LoopOfHeader[&BB] = CI->Id;
         LoopOfPreheader[RL.Preheader] = CI->Id;
-        RL.Inert =
-            llvm::none_of(LI.getLoopFor(&BB)->blocks(), [](BasicBlock *LB) {
-              return llvm::any_of(*LB, [](Instruction &I) {
-                return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
-              });
-            });
+        Loop &L = *LI.getLoopFor(&BB);
+        RL.Inert = llvm::none_of(L.blocks(), [](BasicBlock *LB) {
+          return llvm::any_of(*LB, [](Instruction &I) {
+            return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
+          });
+        });
+        RL.Forwards = !RL.Inert && transposedIterationsCommute(L);
+        NumForwardLoops += RL.Forwards;
+        LLVM_DEBUG(if (RL.Forwards) dbgs()
+                   << "transpose: runs forwards: loop at " << BB.getName()
+                   << '\n');
       }
   return true;
 }
@@ -480,7 +492,7 @@ void Transposer::popRecords(IRBuilder<> &B, BasicBlock &BB) {
 }
 
 /// Leaving an array loop forwards is entering it backwards: at its last
-/// iteration.
+/// iteration, or at its first where its transposed iterations commute.
 void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
                                            ArrayRef<Instruction *> Entries) {
   for (Instruction *I : Entries)
@@ -493,7 +505,9 @@ void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
         B.CreateStore(V, RL.Array);
       } else {
         B.CreateStore(V, RL.Count);
-        B.CreateStore(B.CreateSub(V, ConstantInt::get(V->getType(), 1)),
+        B.CreateStore(RL.Forwards
+                          ? ConstantInt::get(V->getType(), 0)
+                          : B.CreateSub(V, ConstantInt::get(V->getType(), 1)),
                       RL.Iteration);
       }
     }
@@ -643,7 +657,8 @@ SmallVector<BasicBlock *, 4> Transposer::reversedEdgeTargets(
   return Targets;
 }
 
-/// An array loop's header: back to the latch until the first iteration.
+/// An array loop's header: back to the latch until the first iteration (the
+/// last, when f.rev runs it forwards).
 void Transposer::emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
                                       ArrayRef<BasicBlock *> Preds,
                                       ArrayRef<BasicBlock *> Targets) {
@@ -654,11 +669,19 @@ void Transposer::emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
     return;
   }
   Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
-  B.CreateStore(B.CreateSub(K, ConstantInt::get(K->getType(), 1)),
-                RL.Iteration);
-  Value *First = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
+  Value *One = ConstantInt::get(K->getType(), 1);
+  Value *Done;
+  if (RL.Forwards) {
+    Value *Next = B.CreateAdd(K, One);
+    B.CreateStore(Next, RL.Iteration);
+    Done = B.CreateICmpEQ(
+        Next, B.CreateLoad(RL.Count->getAllocatedType(), RL.Count), "last");
+  } else {
+    B.CreateStore(B.CreateSub(K, One), RL.Iteration);
+    Done = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
+  }
   BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
-  B.CreateCondBr(First, ToPreheader, ToLatch);
+  B.CreateCondBr(Done, ToPreheader, ToLatch);
 }
 
 /// Any other merge block: back along the edge f.fwd recorded it was

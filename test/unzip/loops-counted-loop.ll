@@ -1,9 +1,11 @@
 ; A counted loop (trip count known to ScalarEvolution at the preheader):
 ;  * f.fwd pushes one array of records before the loop; iteration k stores
 ;    only x[k] (the shadow address dx+8k is recomputed, not taped);
-;  * f.rev enters at the exit with the last iteration, counts down, adds
-;    2 x[k] ct into the shadow (a linear load transposes to +=), and pops
-;    the array when it reaches the preheader.
+;  * f.rev enters at the exit, adds 2 x[k] ct into the shadow (a linear
+;    load transposes to +=), and pops the array when it reaches the
+;    preheader. Its iterations only add into the shadow and carry a sum,
+;    so f.rev runs them forwards, from the first (transpose/
+;    iteration-order.ll has the loops it runs backwards).
 ; RUN: %opt -passes=ad-linearize,ad-unzip,ad-transpose,ad-verify %s -S | FileCheck %s
 
 ; CHECK-LABEL: define internal double @sumsq.fwd(ptr %x, i64 %n, ptr %dx, ptr noalias %tape)
@@ -19,22 +21,22 @@
 
 ; CHECK-LABEL: define internal void @sumsq.rev(ptr %tape, double %ct)
 ; CHECK:       exit:
-; CHECK:         [[LAST:%.*]] = sub i64 %{{(iterations|n)[0-9]*}}, 1
+; CHECK:         [[COUNT:%.*]] = load i64
 ; CHECK-NEXT:    br label %loop
 ; CHECK:       loop:
-; CHECK-NEXT:    %iteration.0 = phi i64 [ [[LAST]], %exit ], [ [[PREV:%.*]], %loop.from.loop ]
-; CHECK-NEXT:    %record = getelementptr {{(nuw )?}}{ double }, ptr %array{{[0-9]*}}, i64 %iteration.0
+; CHECK-NEXT:    %iteration.0 = phi i64 [ 0, %exit ], [ [[NEXT:%.*]], %loop.from.loop ]
+; CHECK:         %record = getelementptr {{(nuw )?}}{ double }, ptr %array{{[0-9]*}}, i64 %iteration.0
 ; CHECK-NEXT:    %v = load double, ptr %record
 ; CHECK:         [[OFF:%.*]] = mul i64 %iteration.0, 8
 ; CHECK-NEXT:    [[SH:%.*]] = getelementptr i8, ptr %dx, i64 [[OFF]]
 ; CHECK-NEXT:    [[OLD:%.*]] = load double, ptr [[SH]]
 ; CHECK-NEXT:    [[NEW:%.*]] = fadd double [[OLD]], {{%.*}}
 ; CHECK-NEXT:    store double [[NEW]], ptr [[SH]]
-; CHECK-NEXT:    [[PREV]] = sub i64 %iteration.0, 1
-; CHECK-NEXT:    %first = icmp eq i64 %iteration.0, 0
-; CHECK-NEXT:    br i1 %first, label %loop.from.entry, label %loop.from.loop
+; CHECK-NEXT:    [[NEXT]] = add i64 %iteration.0, 1
+; CHECK-NEXT:    %last = icmp eq i64 [[NEXT]], [[COUNT]]
+; CHECK-NEXT:    br i1 %last, label %loop.from.entry, label %loop.from.loop
 ; CHECK:       entry:
-; CHECK-NEXT:    %array.bytes = mul i64 %{{(iterations|n)[0-9]*}}, 8
+; CHECK-NEXT:    %array.bytes = mul i64 [[COUNT]], 8
 ; CHECK-NEXT:    call ptr @__ad_tape_pop(i64 %array.bytes)
 ; CHECK-NEXT:    ret void
 
