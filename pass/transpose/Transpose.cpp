@@ -137,6 +137,7 @@ private:
   AllocaInst *newSlot(Type *T, const Twine &Name);
   void accumulate(IRBuilder<> &B, Value *LinValue, Value *C, bool Negate);
   Value *takeCotangent(IRBuilder<> &B, Value *LinValue);
+  bool isDefinedOutsideLoopOf(Value *LinValue) const;
   Value *materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB);
   bool findArrayLoops();
   void findSelectZeroed();
@@ -166,6 +167,9 @@ private:
   Function &Lin;
   Differentiator &D;
   DerivedInfo Info{};
+  DominatorTree LinDT;
+  LoopInfo LinLI;
+  BasicBlock *CurrentLinBlock = nullptr; ///< the block being transposed
   Function *Rev = nullptr;
   Argument *RevTape = nullptr;
   Instruction *SlotInsertPt = nullptr; // in f.rev's entry block
@@ -291,7 +295,26 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
   }
   AllocaInst *S = slot(LinValue);
   Value *Old = B.CreateLoad(S->getAllocatedType(), S);
-  B.CreateStore(addCotangents(B, Old, C, Negate), S);
+  Value *Sum = addCotangents(B, Old, C, Negate);
+  // The cotangent of a value defined before the loop being transposed (such
+  // as c[col] in the transpose of out[row] += L[at] c[col]) is a reduction
+  // over its iterations. Its terms may be added in any order, as those of
+  // a shadow cell are: with reassoc the vectorizer may split the sum into
+  // lanes.
+  if (auto *Add = dyn_cast<Instruction>(Sum);
+      Add && isa<FPMathOperator>(Add) && isDefinedOutsideLoopOf(LinValue))
+    Add->setHasAllowReassoc(true);
+  B.CreateStore(Sum, S);
+}
+
+/// Whether f.lin's \p LinValue is defined outside the innermost loop of the
+/// block being transposed (an argument is).
+bool Transposer::isDefinedOutsideLoopOf(Value *LinValue) const {
+  const Loop *L = CurrentLinBlock ? LinLI.getLoopFor(CurrentLinBlock) : nullptr;
+  if (!L)
+    return false;
+  auto *I = dyn_cast<Instruction>(LinValue);
+  return !I || !L->contains(I);
 }
 
 /// Reads the cotangent of \p LinValue and resets it: a value defined again
@@ -392,8 +415,8 @@ bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
 }
 
 bool Transposer::findArrayLoops() {
-  DominatorTree DT(Lin);
-  LoopInfo LI(DT);
+  DominatorTree &DT = LinDT;
+  LoopInfo &LI = LinLI;
   LLVMContext &Ctx = Lin.getContext();
   for (BasicBlock &BB : Lin)
     for (PHINode &Phi : BB.phis())
@@ -431,6 +454,7 @@ bool Transposer::findArrayLoops() {
 
 bool Transposer::transposeBlock(BasicBlock &BB) {
   IRBuilder<> B(RevBlock[&BB]);
+  CurrentLinBlock = &BB;
   Local.clear();
   BlockLocal.clear();
   BlockLocalCt.clear();
@@ -765,6 +789,8 @@ Function *Transposer::run() {
   BranchInst *EntryBr =
       BranchInst::Create(RevBlock[Returns[0]->getParent()], Entry);
   SlotInsertPt = EntryBr;
+  LinDT.recalculate(Lin);
+  LinLI.analyze(LinDT);
   if (!findArrayLoops())
     return nullptr;
   findSelectZeroed();
