@@ -317,6 +317,16 @@ bool isScalarMathCall(const Instruction &I, const TargetLibraryInfo *TLI) {
          !(Callee && Callee->getName().starts_with("lgamma"));
 }
 
+Intrinsic::ID intrinsicOfLibmCall(const Instruction &I,
+                                  const TargetLibraryInfo *TLI) {
+  const auto *CI = dyn_cast<CallInst>(&I);
+  const Function *Callee = CI ? CI->getCalledFunction() : nullptr;
+  if (!Callee || Callee->isIntrinsic() || !isScalarMathCall(I, TLI))
+    return Intrinsic::not_intrinsic;
+  const JvpRule *R = findLibmJvpRule(*Callee, TLI);
+  return R ? R->IID : Intrinsic::not_intrinsic;
+}
+
 bool isLinkStructureFunction(StringRef Name) {
   // They read and write the nodes' links and a red-black tree's node
   // colours, never the values the nodes hold, and what they do depends on

@@ -142,6 +142,12 @@ bool writesOnlyMathLibraryState(const llvm::Instruction &I,
 bool isScalarMathCall(const llvm::Instruction &I,
                       const llvm::TargetLibraryInfo *TLI);
 
+/// The llvm.* intrinsic that computes what \p I, a call of a libm function
+/// with a rule, computes (llvm.sin for sin), without setting errno; or
+/// not_intrinsic.
+llvm::Intrinsic::ID intrinsicOfLibmCall(const llvm::Instruction &I,
+                                        const llvm::TargetLibraryInfo *TLI);
+
 /// External functions that never carry a derivative (printing, exit,
 /// integer-valued math): calls of them stay primal code.
 bool isKnownInactiveFunction(llvm::StringRef Name);

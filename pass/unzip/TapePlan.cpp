@@ -180,6 +180,25 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
       noteResidual(BB, Op);
     return;
   }
+  // In a helper whose call site proved arguments stable (StableCallArgs.h),
+  // read outside loops too: computed again from the arguments, memory read
+  // again and the values branches merged, when it can be (a projection's
+  // rotation, sin and cos of the angle included), up to a budget. A helper
+  // called once per iteration of its caller's loop then keeps little more
+  // than its arguments per call. A request's own function keeps its static
+  // tape, which is one per call anyway.
+  if (I && !DefinedInLoop && !LI->getLoopFor(&BB) &&
+      Info.Act.stableArgs().any() && StaticRebuilt < MaxStaticRebuilt &&
+      rebuildableFromArguments(*I, 0)) {
+    LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
+                      << operandName(&BB)
+                      << ": recomputed from arguments, outside loops\n");
+    ++StaticRebuilt;
+    Layout.Rematerialized.insert({&BB, V});
+    for (Value *Op : I->operands())
+      noteResidual(BB, Op);
+    return;
+  }
   if (!Key || !DefinedInLoop) {
     LLVM_DEBUG(dbgs() << "ad-unzip: " << operandName(V) << " in "
                       << operandName(&BB) << ": taped, static tape ("
@@ -191,6 +210,29 @@ void Unzipper::noteResidual(BasicBlock &BB, Value *V) {
     return;
   }
   Requests.insert({&BB, V});
+}
+
+/// Whether \p I, computed outside loops, follows from constants, arguments
+/// and PHIs (which the static tape keeps) through cheap arithmetic, memory
+/// read again and math calls (exp, sin), nothing of which is linear: after
+/// a branch, what follows from the values it merged. Memoised: a DAG.
+bool Unzipper::rebuildableFromArguments(const Instruction &I, unsigned Depth) {
+  if (auto It = RebuildableFromArgs.find(&I); It != RebuildableFromArgs.end())
+    return It->second;
+  if (Depth >= MaxStaticRebuildDepth || isLinear(&I) ||
+      LI->getLoopFor(I.getParent()) ||
+      !(isRecomputedNotTaped(I) || isScalarMathCall(I, &D.tli(Jvp))))
+    return false;
+  bool R = llvm::all_of(I.operands(), [&](const Use &Op) {
+    if (isa<Constant>(Op.get()))
+      return true;
+    if (auto *A = dyn_cast<Argument>(Op.get()))
+      return !isTangentArg(*A);
+    auto *OpI = dyn_cast<Instruction>(Op.get());
+    return OpI && !isLinear(OpI) &&
+           (isa<PHINode>(OpI) || rebuildableFromArguments(*OpI, Depth + 1));
+  });
+  return RebuildableFromArgs[&I] = R;
 }
 
 /// Whether f.lin and f.rev can compute \p S in \p UseBB: an affine

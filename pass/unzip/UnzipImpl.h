@@ -221,6 +221,7 @@ private:
   BasicBlock *recordKey(BasicBlock *BB) const;
   TapeSlot addStored(BasicBlock &BB, RecordStore S, Type *T);
   void noteResidual(BasicBlock &BB, Value *V);
+  bool rebuildableFromArguments(const Instruction &I, unsigned Depth);
   void finalizeRecordResiduals();
   Function *declareFwd();
   Function *declareLin();
@@ -336,6 +337,14 @@ private:
   bool isRecomputedNotTaped(const Instruction &I) const;
   /// (block, value) residuals asked of loop records, in order.
   SetVector<std::pair<BasicBlock *, Value *>> Requests;
+  /// Residuals outside loops f.lin and f.rev compute again from arguments
+  /// (noteResidual): how many, how deep a chain may be, and at most how
+  /// many per function, past which recomputing costs more time than the
+  /// tape of one call saves.
+  unsigned StaticRebuilt = 0;
+  static constexpr unsigned MaxStaticRebuildDepth = 24;
+  static constexpr unsigned MaxStaticRebuilt = 256;
+  DenseMap<const Instruction *, bool> RebuildableFromArgs;
 };
 
 } // namespace ad

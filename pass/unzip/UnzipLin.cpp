@@ -9,6 +9,7 @@
 #include "driver/DerivedFunctions.h"
 #include "ir/Linearity.h"
 #include "ir/ShadowMemory.h"
+#include "linearize/JvpRules.h"
 #include "linearize/Linearize.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
@@ -426,16 +427,32 @@ Value *LinBuilder::forwardedValue(IRBuilder<> &B, Value &V,
   return B.Insert(C, V.getName());
 }
 
-/// A copy of the cheap instruction that computes \p V, on its operands.
+/// A copy of the instruction that computes \p V, on its operands. A libm
+/// call computed again is its llvm.* intrinsic where there is one, and
+/// otherwise marked as touching no memory: the copy need not set errno
+/// again, and the optimiser may then merge it with the coefficients the
+/// JVP rules compute with intrinsics (cos x with the slope of sin x).
 Value *LinBuilder::rematerialize(IRBuilder<> &B, Value *V) {
   if (Value *Done = LocalReads.lookup({JvpBB, V}))
     return Done;
-  Instruction *C = cast<Instruction>(V)->clone();
-  for (Use &Op : C->operands())
-    Op.set(operand(B, Op.get()));
-  C->setDebugLoc(DebugLoc());
-  dropAssignmentID(*C);
-  B.Insert(C, V->getName());
+  auto *I = cast<Instruction>(V);
+  Instruction *C;
+  if (Intrinsic::ID IID = intrinsicOfLibmCall(*I, &U.D.tli(U.Jvp))) {
+    SmallVector<Value *, 2> Args;
+    for (Use &Arg : cast<CallInst>(I)->args())
+      Args.push_back(operand(B, Arg.get()));
+    C = B.CreateIntrinsic(IID, {I->getType()}, Args, I, V->getName());
+  } else {
+    C = I->clone();
+    for (Use &Op : C->operands())
+      Op.set(operand(B, Op.get()));
+    if (auto *Call = dyn_cast<CallInst>(C);
+        Call && isScalarMathCall(*I, &U.D.tli(U.Jvp)))
+      Call->setDoesNotAccessMemory();
+    C->setDebugLoc(DebugLoc());
+    dropAssignmentID(*C);
+    B.Insert(C, V->getName());
+  }
   LocalReads[{JvpBB, V}] = C;
   return C;
 }
