@@ -128,8 +128,7 @@ int main(void) {
   const double x0[N] = {0.3, -1.2, 0.9, 0.2, 0.7, -0.4, 0.5};
   const double early[N] = {0.3, -0.8, 0.6, 1.4, 0.9, 0.2, 0.5};
 
-  AD_CHECK_GRADIENT("stencil", N, x0, __ad_gradient_void(stencil, x, dx, n),
-                    stencil(w, n));
+  AD_CHECK_ARRAY_FN(stencil, N, x0, n);
   {
     double c = 1.7, dx[N] = {0}, x[N];
     memcpy(x, x0, sizeof x);
@@ -142,25 +141,14 @@ int main(void) {
     }
     ad_deriv("scaled d/dc", dc, sq, AD_FD(c, scaled(x, c, n)), AD_TOL_D);
   }
-  AD_CHECK_GRADIENT("two_sums", N, x0, __ad_gradient_void(two_sums, x, dx, n),
-                    two_sums(w, n));
-  AD_CHECK_GRADIENT("nest", N, x0, __ad_gradient_void(nest, x, dx, n),
-                    nest(w, n));
-  AD_CHECK_GRADIENT("product", N, x0, __ad_gradient_void(product, x, dx, n),
-                    product(w, n));
-  AD_CHECK_GRADIENT("decay", N, x0, __ad_gradient_void(decay, x, dx, n),
-                    decay(w, n));
-  AD_CHECK_GRADIENT("last_used", N, x0,
-                    __ad_gradient_void(last_used, x, dx, n), last_used(w, n));
-  AD_CHECK_GRADIENT("early_exit", N, early,
-                    __ad_gradient_void(early_exit, x, dx, n),
-                    early_exit(w, n));
-  AD_CHECK_GRADIENT("through_memory", N, x0,
-                    __ad_gradient_void(through_memory, x, dx, n),
-                    through_memory(w, n));
-  AD_CHECK_GRADIENT("overwritten", N, x0,
-                    __ad_gradient_void(overwritten, x, dx, n),
-                    overwritten(w, n));
+  AD_CHECK_ARRAY_FN(two_sums, N, x0, n);
+  AD_CHECK_ARRAY_FN(nest, N, x0, n);
+  AD_CHECK_ARRAY_FN(product, N, x0, n);
+  AD_CHECK_ARRAY_FN(decay, N, x0, n);
+  AD_CHECK_ARRAY_FN(last_used, N, x0, n);
+  AD_CHECK_ARRAY_FN(early_exit, N, early, n);
+  AD_CHECK_ARRAY_FN(through_memory, N, x0, n);
+  AD_CHECK_ARRAY_FN(overwritten, N, x0, n);
 
   double x = -0.7, y = 0.4;
   ad_deriv("square", __ad_gradient(square, x), 2 * x, ad_fd1(square, x),

@@ -84,8 +84,7 @@ int main(void) {
   int np = vnp;
   const double v0[N] = {0.3, -0.4, 0.7, 0.2, 0.05, 0.02, 1.1,
                         -0.6, 0.4, 0.9, -1.3, 0.2, 0.5, 0.8};
-  AD_CHECK_GRADIENT("rotated", N, v0, __ad_gradient_void(rotated, x, dx, np),
-                    rotated(w, np));
+  AD_CHECK_ARRAY_FN(rotated, N, v0, np);
   {
     // rotated_then_halved changes v: differences from fresh copies.
     double x[N], dx[N] = {0}, w[N];
@@ -101,8 +100,6 @@ int main(void) {
                1e-8);
     }
   }
-  AD_CHECK_GRADIENT("damped_sum", N, v0,
-                    __ad_gradient_void(damped_sum, x, dx, np),
-                    damped_sum(w, np));
+  AD_CHECK_ARRAY_FN(damped_sum, N, v0, np);
   return ad_finish();
 }

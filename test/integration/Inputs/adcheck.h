@@ -29,6 +29,9 @@
  *   AD_CHECK_GRADIENT(name, n, x0, grad, ev) every component of an array
  *                                           function's gradient against
  *                                           central differences (below)
+ *   AD_CHECK_ARRAY_FN(f, n, x0, len)        the same for a function
+ *                                           double f(const double *, int)
+ *                                           called as f(x, len)
  *   ad_finish()                             prints "N checks passed" (or the
  *                                           failure count); returns the exit
  *                                           status: 0 iff nothing failed and
@@ -273,5 +276,10 @@ static AD_UNUSED void ad_deriv_modes(const char *name, double (*f)(double),
       ad_check(ad_fmt("%s d/dx[%d]", name, j), dx[j], fd, 1e-6, 1e-8);         \
     }                                                                          \
   } while (0)
+
+/* AD_CHECK_GRADIENT of `double f(const double *x, int len)` at x0 (n
+ * elements), named after f. */
+#define AD_CHECK_ARRAY_FN(f, n, x0, len)                                       \
+  AD_CHECK_GRADIENT(#f, n, x0, __ad_gradient_void(f, x, dx, len), f(w, len))
 
 #endif /* ADCHECK_H */
