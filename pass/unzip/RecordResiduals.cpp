@@ -128,12 +128,16 @@ bool RecordResidualPlacer::rebuildable(BasicBlock &BB, Value *V,
 /// array, also from values the record holds anyway: it costs a call in
 /// f.rev and saves its bytes on every iteration. Records pushed per block
 /// keep math results: derived code that recomputes from them is not yet
-/// differentiable four levels deep (nested_tape.c).
+/// differentiable four levels deep (nested_tape.c). So do handles
+/// (__ad_linearize): their f.lin runs once per __ad_jvp or __ad_vjp, so
+/// a call recomputed there is paid once per application.
 bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
   // Cheap intrinsics (fmuladd, fabs) are math calls too, but cost no more
   // than the arithmetic they stand for: they take the cheap rule.
   if (!isCheapToRecompute(I) && isScalarMathCall(I, &U.D.tli(U.Jvp)) &&
       !U.isLinear(&I)) {
+    if (U.Info.Act.forHandle())
+      return false;
     bool FromRecord = U.arrayLoopOf(&BB) != nullptr;
     return llvm::all_of(I.operands(), [&](Use &Op) {
       return isa<Function>(Op.get()) ||
