@@ -10,6 +10,7 @@
 //       -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,\
 //   --wrap=posix_memalign,--wrap=aligned_alloc -o jacobian_handle
 //   ./jacobian_handle
+// BENCH_OWN_TABLE
 #include "harness.h"
 
 enum { N = 64 };
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--header") == 0)
     printf("| kernel | n | primal (µs) | 64 x __ad_derivative (µs) | "
            "__ad_linearize + 64 x __ad_jvp (µs) | handle / derivative | "
-           "max rel err |\n|---|---|---|---|---|---|---|\n");
+           "max rel err |\n|---|---|--:|--:|--:|--:|--:|\n");
   if (!(err <= BENCH_TOL)) {
     printf("| jacobian_handle | 64 | FAIL: Jacobians differ at %zu (%.2e) "
            "| | | | |\n",

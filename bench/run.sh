@@ -10,6 +10,10 @@
 #   OMP_NUM_THREADS=2 bench/run.sh omp_stencil
 #                                the OpenMP kernel (not in the default list)
 #
+# Kernels whose source has a '// BENCH_OWN_TABLE' line (hvp,
+# jacobian_handle) measure other things than a gradient against a hand
+# one: each runs after the main table, under a header of its own.
+#
 # Environment: CC (default clang-19), BUILD (default <repo>/build),
 # BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20); per kernel,
 # BENCH_GMM_D, BENCH_GMM_K, BENCH_GMM_N (gmm's d, K and n) and BENCH_LSTM_L,
@@ -40,8 +44,19 @@ fi
 
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
-  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat lstm ba)
+  kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat
+    lstm ba hvp jacobian_handle)
 fi
+# Kernels with a table of their own run last.
+vector_kernels=() own_table_kernels=()
+for k in "${kernels[@]}"; do
+  if grep -qs '^// BENCH_OWN_TABLE' "$here/$k.c"; then
+    own_table_kernels+=("$k")
+  else
+    vector_kernels+=("$k")
+  fi
+done
+kernels=("${vector_kernels[@]}" "${own_table_kernels[@]}")
 
 out="$(mktemp -d "${TMPDIR:-/tmp}/adpass-bench.XXXXXX")"
 trap 'rm -rf "$out"' EXIT
@@ -89,7 +104,12 @@ for k in "${kernels[@]}"; do
     continue
   fi
   [[ -s "$out/$k.log" ]] && cat "$out/$k.log" >&2 # warnings
-  "$out/$k"
+  own_header=()
+  if grep -qs '^// BENCH_OWN_TABLE' "$src"; then
+    echo
+    own_header=(--header)
+  fi
+  "$out/$k" "${own_header[@]}"
   rc=$?
   if [[ $rc -ne 0 ]]; then
     # rc 1: the kernel printed its FAIL row itself. Anything else: a crash.
