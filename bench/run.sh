@@ -7,8 +7,9 @@
 #
 #   bench/run.sh                 all kernels
 #   bench/run.sh sumsq rk4       only these (file names without .c)
-#   OMP_NUM_THREADS=2 bench/run.sh omp_stencil
-#                                the OpenMP kernel (not in the default list)
+#   OMP_NUM_THREADS=1 bench/run.sh omp_stencil omp_entropy
+#                                the OpenMP kernels on one thread (by
+#                                default, as many as OpenMP chooses)
 #
 # Kernels whose source has a '// BENCH_OWN_TABLE' line (hvp,
 # jacobian_handle) measure other things than a gradient against a hand
@@ -45,7 +46,7 @@ fi
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
   kernels=(sumsq dot matvec_norm rosenbrock rk4 logsumexp dense_layer gmm heat
-    lstm ba hvp jacobian_handle)
+    lstm ba omp_stencil omp_entropy hvp jacobian_handle)
 fi
 # Kernels with a table of their own run last.
 vector_kernels=() own_table_kernels=()
