@@ -82,10 +82,7 @@ static size_t peak_of_scratch_rows(int n) {
     x[i] = 0.25 + 0.01 * i;
     dx[i] = 0;
   }
-  __ad_tape_release();
-  __ad_tape_reset_peak();
-  __ad_gradient(scratch_rows, x, dx, n);
-  size_t peak = __ad_tape_peak_bytes();
+  size_t peak = AD_TAPE_PEAK(__ad_gradient(scratch_rows, x, dx, n));
   free(x);
   free(dx);
   return peak;

@@ -305,8 +305,7 @@ int main(void) {
   const double high_start[N] = {0.9, -1.2, 0.4, 1.3, 0.7, 1.1};
   const double early[N] = {0.3, 0.8, -0.5, 1.4, 0.95, 0.6};
 
-  AD_CHECK_GRADIENT("lse", N, x0, __ad_gradient_void(lse, x, dx, n),
-                    lse(w, n));
+  AD_CHECK_ARRAY_FN(lse, N, x0, n);
   {
     // Forward mode along v, against a central difference along v.
     double x[N], v[N] = {1, -2, 0.5, 3, -1, 2}, xp[N], xm[N], h = 1e-6;
@@ -325,48 +324,29 @@ int main(void) {
   AD_CHECK_GRADIENT("max_from_twice (start beaten)", N, high_start,
                     __ad_gradient_void(max_from_twice, x, dx, n),
                     max_from_twice(w, n));
-  AD_CHECK_GRADIENT("range", N, x0, __ad_gradient_void(range, x, dx, n),
-                    range(w, n));
-  AD_CHECK_GRADIENT("inf_norm", N, x0, __ad_gradient_void(inf_norm, x, dx, n),
-                    inf_norm(w, n));
-  AD_CHECK_GRADIENT("max_exp_scaled", N, x0,
-                    __ad_gradient_void(max_exp_scaled, x, dx, n),
-                    max_exp_scaled(w, n));
-  AD_CHECK_GRADIENT("max_weighted_by_index", N, x0,
-                    __ad_gradient_void(max_weighted_by_index, x, dx, n),
-                    max_weighted_by_index(w, n));
-  AD_CHECK_GRADIENT("max_of_two_kinds", N, x0,
-                    __ad_gradient_void(max_of_two_kinds, x, dx, n),
-                    max_of_two_kinds(w, n));
-  AD_CHECK_GRADIENT("max_of_halves", N, x0,
-                    __ad_gradient_void(max_of_halves, x, dx, n),
-                    max_of_halves(w, n));
-  AD_CHECK_GRADIENT("row_lse", N, x0, __ad_gradient_void(row_lse, x, dx, n),
-                    row_lse(w, n));
-  AD_CHECK_GRADIENT("max_until", N, early,
-                    __ad_gradient_void(max_until, x, dx, n),
-                    max_until(w, n));
+  AD_CHECK_ARRAY_FN(range, N, x0, n);
+  AD_CHECK_ARRAY_FN(inf_norm, N, x0, n);
+  AD_CHECK_ARRAY_FN(max_exp_scaled, N, x0, n);
+  AD_CHECK_ARRAY_FN(max_weighted_by_index, N, x0, n);
+  AD_CHECK_ARRAY_FN(max_of_two_kinds, N, x0, n);
+  AD_CHECK_ARRAY_FN(max_of_halves, N, x0, n);
+  AD_CHECK_ARRAY_FN(row_lse, N, x0, n);
+  AD_CHECK_ARRAY_FN(max_until, N, early, n);
   AD_CHECK_GRADIENT("shift_by_max", N, x0,
                     __ad_gradient_void(shift_by_max, x, dx, n),
                     eval_mut(shift_by_max, w));
   AD_CHECK_GRADIENT("halved_in_loop", N, x0,
                     __ad_gradient_void(halved_in_loop, x, dx, n),
                     eval_mut(halved_in_loop, w));
-  AD_CHECK_GRADIENT("max_and_scaled_copy", N, x0,
-                    __ad_gradient_void(max_and_scaled_copy, x, dx, n),
-                    max_and_scaled_copy(w, n));
+  AD_CHECK_ARRAY_FN(max_and_scaled_copy, N, x0, n);
   AD_CHECK_GRADIENT("max_and_halved_other (y is x)", N, x0,
                     __ad_gradient_void(max_and_halved_other, x, dx, x, dx, n),
                     eval_mut(halved_other_on_itself, w));
   AD_CHECK_GRADIENT("halved_by_call", N, x0,
                     __ad_gradient_void(halved_by_call, x, dx, n),
                     eval_mut(halved_by_call, w));
-  AD_CHECK_GRADIENT("max_doubled", N, x0,
-                    __ad_gradient_void(max_doubled, x, dx, n),
-                    max_doubled(w, n));
-  AD_CHECK_GRADIENT("online_lse", N, x0,
-                    __ad_gradient_void(online_lse, x, dx, n),
-                    online_lse(w, n));
+  AD_CHECK_ARRAY_FN(max_doubled, N, x0, n);
+  AD_CHECK_ARRAY_FN(online_lse, N, x0, n);
 
   // Ties: the element the loop ends with gets the derivative, the first
   // of equal maxima for '>', the last for '>='.

@@ -142,10 +142,7 @@ static size_t peak_of_filled(int n) {
     x[i] = 0.25 + 0.01 * i;
     dx[i] = 0;
   }
-  __ad_tape_release();
-  __ad_tape_reset_peak();
-  __ad_gradient(filled, x, dx, x + n, dx + n, n);
-  size_t peak = __ad_tape_peak_bytes();
+  size_t peak = AD_TAPE_PEAK(__ad_gradient(filled, x, dx, x + n, dx + n, n));
   free(x);
   free(dx);
   return peak;

@@ -129,10 +129,7 @@ static size_t peak_of_table(int n) {
   double *dx = calloc(K * D + n * D, sizeof *dx);
   for (int t = 0; t < K * D + n * D; t++)
     x[t] = 0.1 + 0.01 * (t % 17);
-  __ad_tape_release();
-  __ad_tape_reset_peak();
-  __ad_gradient(table, x, dx, x + K * D, dx + K * D, K, D, n);
-  size_t peak = __ad_tape_peak_bytes();
+  size_t peak = AD_TAPE_PEAK(__ad_gradient(table, x, dx, x + K * D, dx + K * D, K, D, n));
   free(x);
   free(dx);
   return peak;

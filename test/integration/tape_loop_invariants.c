@@ -164,10 +164,7 @@ static size_t peak_of_triangular(int n) {
     x[i] = 0.25 + 0.01 * i;
   for (int i = 0; i < n * n; i++)
     l[i] = 0.5 - 0.001 * i;
-  __ad_tape_release();
-  __ad_tape_reset_peak();
-  __ad_gradient(triangular, x, dx, l, dl, n);
-  size_t peak = __ad_tape_peak_bytes();
+  size_t peak = AD_TAPE_PEAK(__ad_gradient(triangular, x, dx, l, dl, n));
   free(x);
   free(dx);
   free(l);

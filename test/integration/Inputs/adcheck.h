@@ -32,6 +32,9 @@
  *   AD_CHECK_ARRAY_FN(f, n, x0, len)        the same for a function
  *                                           double f(const double *, int)
  *                                           called as f(x, len)
+ *   AD_TAPE_PEAK(request)                   the peak tape bytes of one
+ *                                           request, run from an empty
+ *                                           tape with no cached chunks
  *   ad_finish()                             prints "N checks passed" (or the
  *                                           failure count); returns the exit
  *                                           status: 0 iff nothing failed and
@@ -281,5 +284,16 @@ static AD_UNUSED void ad_deriv_modes(const char *name, double (*f)(double),
  * elements), named after f. */
 #define AD_CHECK_ARRAY_FN(f, n, x0, len)                                       \
   AD_CHECK_GRADIENT(#f, n, x0, __ad_gradient_void(f, x, dx, len), f(w, len))
+
+/* __ad_tape_peak_bytes() of one request (a statement), run after
+ * __ad_tape_release() and __ad_tape_reset_peak(). A statement expression
+ * (clang). */
+#define AD_TAPE_PEAK(request)                                                  \
+  ({                                                                           \
+    __ad_tape_release();                                                       \
+    __ad_tape_reset_peak();                                                    \
+    request;                                                                   \
+    __ad_tape_peak_bytes();                                                    \
+  })
 
 #endif /* ADCHECK_H */
