@@ -12,7 +12,7 @@
 // 2. Find f.lin's array loops (findArrayLoops): f.rev keeps each one's
 //    current iteration, its array of records and its iteration count in
 //    stack slots and counts the iteration down, or up where the transposed
-//    iterations commute (IterationOrder.h). A loop with neither linear
+//    iterations commute (ReversedLoops.cpp). A loop with neither linear
 //    code nor tape reads is inert: f.rev skips it.
 // 3. Find the linear values that feed an arm of a select
 //    (findSelectZeroed): their cotangent may be the zero the select sends
@@ -57,8 +57,8 @@
 #include "driver/Differentiator.h"
 #include "driver/OpenMPRegions.h"
 #include "ir/Linearity.h"
-#include "transpose/IterationOrder.h"
 #include "transpose/RevAliasScopes.h"
+#include "transpose/TransposeImpl.h"
 #include "transpose/TransposeRules.h"
 #include "unzip/TapeRuntime.h"
 #include "unzip/Unzip.h"
@@ -85,120 +85,10 @@ STATISTIC(NumRuleTransposes, "Number of linear instructions transposed by a "
 STATISTIC(NumCalleeRevCalls, "Number of calls of g.lin turned into g.rev");
 STATISTIC(NumSymbolicZeros, "Number of linear instructions skipped for a "
                             "cotangent nothing was added to");
-STATISTIC(NumForwardLoops, "Number of array loops f.rev runs forwards, their "
-                           "transposed iterations commuting");
 STATISTIC(NumMergeSwitches, "Number of merge blocks reversed into a switch on "
                             "the recorded predecessor index");
 
 namespace ad {
-
-namespace {
-
-/// f.rev's view of an array loop of f.lin: it enters at the exit block with
-/// the last iteration and counts down to the first, or, Forwards, with the
-/// first and counts up.
-struct ReversedLoop {
-  AllocaInst *Iteration = nullptr; ///< current iteration (i64)
-  AllocaInst *Array = nullptr;     ///< the records (ptr)
-  AllocaInst *Count = nullptr;     ///< number of iterations (i64)
-  uint64_t RecordSize = 0;
-  BasicBlock *Header = nullptr, *Preheader = nullptr, *Latch = nullptr;
-  /// No linear code and no tape reads inside: f.rev skips the loop.
-  bool Inert = false;
-  /// The transposed iterations commute (IterationOrder.h).
-  bool Forwards = false;
-};
-
-/// What transposing a block needs to know of it, from one look at each
-/// instruction's marks: metadata lookups go through a context-wide table
-/// and were 8% of a -O0 compile of a long function.
-struct BlockContents {
-  SmallVector<Instruction *, 64> Linear; ///< in order, PHIs excepted
-  /// Non-linear loads: loop entries and the predecessor index are loads
-  /// from the tape.
-  SmallVector<Instruction *, 16> TapeLoads;
-  /// The iteration counts of array loops that f.lin recomputes rather than
-  /// reads (an add, marked as a loop entry).
-  SmallVector<Instruction *, 2> RecomputedCounts;
-  /// The predecessor index f.lin recomputes rather than reads (a select).
-  Instruction *RecomputedPredIdx = nullptr;
-};
-
-using PhiCotangents = SmallVector<std::pair<PHINode *, Value *>, 4>;
-
-class Transposer {
-public:
-  Transposer(Function &Lin, Differentiator &D) : Lin(Lin), D(D) {}
-  Function *run();
-
-private:
-  Function *createRevDeclaration();
-  AllocaInst *slot(Value *V);
-  AllocaInst *newSlot(Type *T, const Twine &Name);
-  void accumulate(IRBuilder<> &B, Value *LinValue, Value *C, bool Negate);
-  Value *takeCotangent(IRBuilder<> &B, Value *LinValue);
-  bool isDefinedOutsideLoopOf(Value *LinValue) const;
-  Value *materialize(IRBuilder<> &B, Value *V, BasicBlock &LinBB);
-  bool findArrayLoops();
-  void findSelectZeroed();
-  bool transposeBlock(BasicBlock &BB);
-  BlockContents scanBlock(BasicBlock &BB);
-  void popRecords(IRBuilder<> &B, BasicBlock &BB);
-  void enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
-                                 ArrayRef<Instruction *> Entries);
-  Value *readPredecessorIndex(IRBuilder<> &B, BasicBlock &BB,
-                              const BlockContents &Contents);
-  bool transposeInstruction(IRBuilder<> &B, Instruction &I, BasicBlock &BB);
-  bool transposeCall(IRBuilder<> &B, CallInst &Call, BasicBlock &LinBB);
-  PhiCotangents takePhiCotangents(IRBuilder<> &B, BasicBlock &BB);
-  void emitTerminator(IRBuilder<> &B, BasicBlock &BB,
-                      ArrayRef<std::pair<PHINode *, Value *>> PhiCts,
-                      Value *PredIdx);
-  void emitReturnOfCotangents(IRBuilder<> &B);
-  SmallVector<BasicBlock *, 4>
-  reversedEdgeTargets(BasicBlock &BB, ArrayRef<BasicBlock *> Preds,
-                      ArrayRef<std::pair<PHINode *, Value *>> PhiCts);
-  void emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
-                            ArrayRef<BasicBlock *> Preds,
-                            ArrayRef<BasicBlock *> Targets);
-  void emitPredecessorSwitch(IRBuilder<> &B, Value *PredIdx,
-                             ArrayRef<BasicBlock *> Targets);
-
-  Function &Lin;
-  Differentiator &D;
-  DerivedInfo Info{};
-  DominatorTree LinDT;
-  LoopInfo LinLI;
-  BasicBlock *CurrentLinBlock = nullptr; ///< the block being transposed
-  Function *Rev = nullptr;
-  Argument *RevTape = nullptr;
-  Instruction *SlotInsertPt = nullptr; // in f.rev's entry block
-  /// In creation order: PromoteMemToReg places the PHIs of the slots in the
-  /// order it is given them, and a pointer-keyed map's order changes from
-  /// run to run (the same input gave different IR).
-  MapVector<Value *, AllocaInst *> Slots;
-  SmallVector<AllocaInst *, 8> OtherSlots;
-  DenseMap<BasicBlock *, BasicBlock *> RevBlock;
-  DenseMap<unsigned, ReversedLoop> Loops;
-  DenseMap<BasicBlock *, unsigned> LoopOfHeader, LoopOfPreheader;
-  DenseMap<Value *, Value *> Local; // materialized in the current block
-  /// Linear values of the current block used only by its other (non-PHI)
-  /// instructions: their uses are all transposed before their definition
-  /// in the reversed block, so their cotangents stay SSA values instead of
-  /// going through stack slots (which straight-line code of thousands of
-  /// statements would make quadratic in PromoteMemToReg).
-  SmallPtrSet<Value *, 32> BlockLocal;
-  DenseMap<Value *, Value *> BlockLocalCt;
-  /// Cotangents of shadow memory cells touched by the current block.
-  std::unique_ptr<ShadowCotangents> Shadow;
-  /// Linear values whose cotangent may be the zero a select sends to the
-  /// arm it did not choose (findSelectZeroed).
-  SmallPtrSet<const Value *, 16> SelectZeroed;
-  Value *ReturnedValue = nullptr;
-  bool Failed = false;
-};
-
-} // namespace
 
 Function *Transposer::createRevDeclaration() {
   LLVMContext &Ctx = Lin.getContext();
@@ -307,16 +197,6 @@ void Transposer::accumulate(IRBuilder<> &B, Value *LinValue, Value *C,
   B.CreateStore(Sum, S);
 }
 
-/// Whether f.lin's \p LinValue is defined outside the innermost loop of the
-/// block being transposed (an argument is).
-bool Transposer::isDefinedOutsideLoopOf(Value *LinValue) const {
-  const Loop *L = CurrentLinBlock ? LinLI.getLoopFor(CurrentLinBlock) : nullptr;
-  if (!L)
-    return false;
-  auto *I = dyn_cast<Instruction>(LinValue);
-  return !I || !L->contains(I);
-}
-
 /// Reads the cotangent of \p LinValue and resets it: a value defined again
 /// (in a later reverse iteration) starts from zero.
 Value *Transposer::takeCotangent(IRBuilder<> &B, Value *LinValue) {
@@ -414,44 +294,6 @@ bool Transposer::transposeCall(IRBuilder<> &B, CallInst &Call,
   return true;
 }
 
-bool Transposer::findArrayLoops() {
-  DominatorTree &DT = LinDT;
-  LoopInfo &LI = LinLI;
-  LLVMContext &Ctx = Lin.getContext();
-  for (BasicBlock &BB : Lin)
-    for (PHINode &Phi : BB.phis())
-      if (auto CI = counterInfo(Phi)) {
-        ReversedLoop &RL = Loops[CI->Id];
-        RL.RecordSize = CI->RecordSize;
-        RL.Header = &BB;
-        for (BasicBlock *P : predecessors(&BB))
-          (DT.dominates(&BB, P) ? RL.Latch : RL.Preheader) = P;
-        if (!RL.Latch || !RL.Preheader) {
-          D.diags().internalError(nullptr, "malformed array loop in '" +
-                                               Lin.getName() + "'");
-          return false;
-        }
-        Type *I64 = Type::getInt64Ty(Ctx);
-        RL.Iteration = newSlot(I64, "iteration");
-        RL.Array = newSlot(PointerType::getUnqual(Ctx), "array");
-        RL.Count = newSlot(I64, "iterations");
-        LoopOfHeader[&BB] = CI->Id;
-        LoopOfPreheader[RL.Preheader] = CI->Id;
-        Loop &L = *LI.getLoopFor(&BB);
-        RL.Inert = llvm::none_of(L.blocks(), [](BasicBlock *LB) {
-          return llvm::any_of(*LB, [](Instruction &I) {
-            return isLinear(&I) || isTapeCall(&I, TapeOp::Read);
-          });
-        });
-        RL.Forwards = !RL.Inert && transposedIterationsCommute(L);
-        NumForwardLoops += RL.Forwards;
-        LLVM_DEBUG(if (RL.Forwards) dbgs()
-                   << "transpose: runs forwards: loop at " << BB.getName()
-                   << '\n');
-      }
-  return true;
-}
-
 bool Transposer::transposeBlock(BasicBlock &BB) {
   IRBuilder<> B(RevBlock[&BB]);
   CurrentLinBlock = &BB;
@@ -513,28 +355,6 @@ void Transposer::popRecords(IRBuilder<> &B, BasicBlock &BB) {
       emitTapeArrayPop(B, RL.RecordSize,
                        B.CreateLoad(RL.Count->getAllocatedType(), RL.Count));
   }
-}
-
-/// Leaving an array loop forwards is entering it backwards: at its last
-/// iteration, or at its first where its transposed iterations commute.
-void Transposer::enterLoopsAtLastIteration(IRBuilder<> &B, BasicBlock &BB,
-                                           ArrayRef<Instruction *> Entries) {
-  for (Instruction *I : Entries)
-    if (auto LE = loopEntryInfo(*I); LE && LE->IsExit) {
-      ReversedLoop &RL = Loops[LE->Id];
-      Value *V = materialize(B, I, BB);
-      if (LE->IsBase) {
-        if (auto *Array = dyn_cast<Instruction>(V))
-          markRecordArray(*Array);
-        B.CreateStore(V, RL.Array);
-      } else {
-        B.CreateStore(V, RL.Count);
-        B.CreateStore(RL.Forwards
-                          ? ConstantInt::get(V->getType(), 0)
-                          : B.CreateSub(V, ConstantInt::get(V->getType(), 1)),
-                      RL.Iteration);
-      }
-    }
 }
 
 /// Which predecessor a merge block was entered from, as f.fwd recorded it
@@ -679,33 +499,6 @@ SmallVector<BasicBlock *, 4> Transposer::reversedEdgeTargets(
     Targets.push_back(Edge);
   }
   return Targets;
-}
-
-/// An array loop's header: back to the latch until the first iteration (the
-/// last, when f.rev runs it forwards).
-void Transposer::emitLoopHeaderBranch(IRBuilder<> &B, ReversedLoop &RL,
-                                      ArrayRef<BasicBlock *> Preds,
-                                      ArrayRef<BasicBlock *> Targets) {
-  BasicBlock *ToPreheader =
-      Targets[llvm::find(Preds, RL.Preheader) - Preds.begin()];
-  if (RL.Inert) {
-    B.CreateBr(ToPreheader); // nothing to transpose in there
-    return;
-  }
-  Value *K = B.CreateLoad(RL.Iteration->getAllocatedType(), RL.Iteration);
-  Value *One = ConstantInt::get(K->getType(), 1);
-  Value *Done;
-  if (RL.Forwards) {
-    Value *Next = B.CreateAdd(K, One);
-    B.CreateStore(Next, RL.Iteration);
-    Done = B.CreateICmpEQ(
-        Next, B.CreateLoad(RL.Count->getAllocatedType(), RL.Count), "last");
-  } else {
-    B.CreateStore(B.CreateSub(K, One), RL.Iteration);
-    Done = B.CreateICmpEQ(K, ConstantInt::get(K->getType(), 0), "first");
-  }
-  BasicBlock *ToLatch = Targets[llvm::find(Preds, RL.Latch) - Preds.begin()];
-  B.CreateCondBr(Done, ToPreheader, ToLatch);
 }
 
 /// Any other merge block: back along the edge f.fwd recorded it was
