@@ -43,6 +43,14 @@ Function *Differentiator::prepare(Function &F) {
 
 void Differentiator::forgetAnalyses(Function &F) { FAM.clear(F, F.getName()); }
 
+bool Differentiator::firstRemarksAt(const Function &Fwd, const DebugLoc &Loc) {
+  // The position without the inlining chain: every inlined copy of a
+  // request has the scope, line and column of the original.
+  const MDNode *Scope = Loc ? Loc->getScope() : nullptr;
+  unsigned Line = Loc ? Loc.getLine() : 0, Col = Loc ? Loc.getCol() : 0;
+  return Remarked.insert({&Fwd, Scope, Line, Col}).second;
+}
+
 void Differentiator::erase(Function &F) {
   forgetAnalyses(F);
   TapeSummaries.erase(&F);

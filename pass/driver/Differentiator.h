@@ -20,10 +20,13 @@
 #include "prepare/GlobalShadows.h"
 #include "unzip/TapeSummary.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/IR/DebugLoc.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include <optional>
+#include <tuple>
 
 namespace llvm {
 class TargetLibraryInfo;
@@ -103,6 +106,11 @@ public:
     auto It = TapeSummaries.find(&Fwd);
     return It == TapeSummaries.end() ? nullptr : &It->second;
   }
+  /// True the first time remarks about \p Fwd are wanted at the source
+  /// position of \p Loc. After inlining, one request in the source may be
+  /// several markers in the module, all lowered to the same derivative; the
+  /// user reads its remarks once.
+  bool firstRemarksAt(const llvm::Function &Fwd, const llvm::DebugLoc &Loc);
   /// Counts the possible targets of calls through function pointers being
   /// differentiated (Linearize.cpp, tryTargetJvp): code reached from one
   /// that cannot be differentiated becomes a run-time error there.
@@ -150,6 +158,9 @@ private:
   bool DerivedCodeDifferentiated = true;
   llvm::SmallPtrSet<const llvm::Function *, 8> CalledOnlyByRequests;
   llvm::DenseMap<const llvm::Function *, TapeSummary> TapeSummaries;
+  llvm::DenseSet<std::tuple<const llvm::Function *, const llvm::MDNode *,
+                            unsigned, unsigned>>
+      Remarked;
   CustomRules Rules;
   GlobalShadows Globals;
   std::vector<llvm::Function *> Generated;

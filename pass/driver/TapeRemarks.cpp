@@ -83,7 +83,7 @@ static void remarkKeptLoads(OptimizationRemarkEmitter &ORE, const Request &R,
 
 void remarkTape(const Request &R, const Unzipped &U, Differentiator &D) {
   const TapeSummary *S = D.tapeSummary(*U.Fwd);
-  if (!S)
+  if (!S || !D.firstRemarksAt(*U.Fwd, R.Marker->getDebugLoc()))
     return;
   OptimizationRemarkEmitter ORE(R.Marker->getFunction());
   std::string Name = displayName(*R.Fn);

@@ -39,16 +39,32 @@ void grad_running_sums(double *x, double *dx, double *y, double *dy, int n) {
   __ad_gradient(running_sums, x, dx, y, dy, n);
 }
 
+static inline __attribute__((always_inline)) void
+grad_inlined(const double *x, double *dx, int n) {
+  __ad_gradient(sum_squares, x, dx, n);
+}
+
+void grad_twice(const double *x, double *dx, int n) {
+  grad_inlined(x, dx, n);
+  grad_inlined(x + 1, dx + 1, n - 1);
+}
+
 // KEEPS: remarks.c:35:3: remark: gradient of 'sum_squares' keeps {{[0-9]+}} bytes per call on its tape
 // KEEPS: remarks.c:35:3: remark: gradient of 'sum_squares': the loop at line 19 keeps 0 bytes per iteration [-Rpass=adpass]
 // KEEPS: remarks.c:39:3: remark: gradient of 'running_sums' keeps {{[0-9]+}} bytes per call on its tape
 // KEEPS: remarks.c:39:3: remark: gradient of 'running_sums': the loop at line 27 keeps 8 bytes per iteration (an array of one record per iteration
 
+// A request inlined into two places is one request in the source: its
+// remarks are printed once.
+// clang-format off
+// RUN: %adcc -O2 -c %s -o %t.o -Rpass=adpass 2>&1 | grep -c "remarks.c:44:3: remark: gradient of 'sum_squares' keeps" | FileCheck %s --check-prefix=ONCE
+// clang-format on
+// ONCE: {{^}}1{{$}}
+
 // MISSED: remarks.c:39:3: remark: gradient of 'running_sums': the value loaded from parameter 1 at line 28 is kept per iteration of the loop at line 27: the store at line 29 may overwrite parameter 1 [-Rpass-missed=adpass]
 // NAMED: remarks.c:39:3: remark: gradient of 'running_sums': the value loaded from 'x' at line 28 is kept per iteration of the loop at line 27: the store at line 29 may overwrite 'x' [-Rpass-missed=adpass]
 
-// YAML:      --- !Passed
-// YAML-NEXT: Pass: adpass
+// YAML:      Pass: adpass
 // YAML-NEXT: Name: TapePerCall
 // YAML-NEXT: DebugLoc: { File: '{{.*}}remarks.c', Line: 35,
 // YAML:      Column: 3 }
