@@ -1,5 +1,6 @@
 //===- Passes.cpp - the passes ADPass registers ---------------------------===//
 #include "driver/Passes.h"
+#include "codegen/FirstTouchStores.h"
 #include "codegen/InstructionLayout.h"
 #include "codegen/OutlineLongBlocks.h"
 #include "driver/CustomRules.h"
@@ -160,6 +161,13 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     MPM.run(M, MAM);
   }
   if (Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
+    // f.rev inlined after the caller's memset: its first accumulation into
+    // each zeroed cell can be a store (FirstTouchStores.h).
+    FunctionAnalysisManager &FAM =
+        MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    for (Function *F : Callers)
+      if (!getDerivedInfo(*F))
+        storeFirstTouches(*F, FAM);
     // The inliner may have put long derived blocks into the callers, so the
     // guard against the SLP vectorizer (OutlineLongBlocks.h) covers them.
     for (Function *F : Callers)
@@ -243,6 +251,16 @@ PreservedAnalyses ADTransposePass::run(Module &M, ModuleAnalysisManager &MAM) {
     }
   });
   return PreservedAnalyses::none();
+}
+
+PreservedAnalyses ADFirstTouchPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  FunctionAnalysisManager &FAM =
+      MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  bool Changed = false;
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      Changed |= storeFirstTouches(F, FAM);
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
 PreservedAnalyses ADVerifyPass::run(Module &M, ModuleAnalysisManager &MAM) {

@@ -8,6 +8,8 @@
 //   ad-unzip      build f.fwd/f.lin/%f.tape for each f.jvp
 //   ad-transpose  build f.rev for each f.lin
 //   ad-verify     check the linearity invariants of every f.jvp / f.lin
+//   ad-first-touch  accumulations into memory a memset zeroed become stores
+//                 (FirstTouchStores.h; what ad<O1..O3> does to the callers)
 //
 //===----------------------------------------------------------------------===//
 #ifndef ADPASS_PASSES_H
@@ -48,6 +50,11 @@ struct ADKeepMarkersApartPass : llvm::PassInfoMixin<ADKeepMarkersApartPass> {
   llvm::PreservedAnalyses run(llvm::Module &M,
                               llvm::ModuleAnalysisManager &MAM);
   static bool isRequired() { return true; }
+};
+
+struct ADFirstTouchPass : llvm::PassInfoMixin<ADFirstTouchPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
 };
 
 struct ADLinearizePass : llvm::PassInfoMixin<ADLinearizePass> {

@@ -47,6 +47,8 @@ static bool parseModulePass(StringRef Name, ModulePassManager &MPM,
     MPM.addPass(ad::ADUnzipPass());
   else if (Name == "ad-transpose")
     MPM.addPass(ad::ADTransposePass());
+  else if (Name == "ad-first-touch")
+    MPM.addPass(ad::ADFirstTouchPass());
   else if (Name == "ad-verify")
     MPM.addPass(ad::ADVerifyPass());
   else
