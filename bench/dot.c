@@ -32,9 +32,11 @@ static void run_primal(void *p) {
 
 static void run_ad(void *p) {
   ctx_t *c = p;
-  memset(c->g_ad, 0, (size_t)c->n * sizeof(double));
-  __ad_gradient_void(dot, c->x, c->g_ad, AD_CONST, c->c, c->n);
-  do_not_optimize(c->g_ad);
+  double *x = c->x, *w = c->c, *g = c->g_ad;
+  int n = c->n;
+  memset(g, 0, (size_t)n * sizeof(double));
+  __ad_gradient_void(dot, x, g, AD_CONST, w, n);
+  do_not_optimize(g);
 }
 
 static void run_hand(void *p) {
@@ -45,9 +47,11 @@ static void run_hand(void *p) {
 
 static void run_hand_acc(void *p) {
   ctx_t *c = p;
-  memset(c->g_hand_acc, 0, (size_t)c->n * sizeof(double));
-  dot_grad_hand_acc(c->c, c->g_hand_acc, c->n);
-  do_not_optimize(c->g_hand_acc);
+  double *w = c->c, *g = c->g_hand_acc;
+  int n = c->n;
+  memset(g, 0, (size_t)n * sizeof(double));
+  dot_grad_hand_acc(w, g, n);
+  do_not_optimize(g);
 }
 
 int main(int argc, char **argv) {

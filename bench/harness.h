@@ -407,9 +407,11 @@ static inline int bench_wants_header(int argc, char **argv) {
   BENCH_VECTOR_CALLABLES_(f, hand)                                             \
   static void run_hand_acc(void *p) {                                          \
     ctx_t *c = p;                                                              \
-    memset(c->g_hand_acc, 0, (size_t)c->n * sizeof(double));                   \
-    hand_acc(c->x, c->g_hand_acc, c->n);                                       \
-    do_not_optimize(c->g_hand_acc);                                            \
+    double *x = c->x, *g = c->g_hand_acc;                                      \
+    int n = c->n;                                                              \
+    memset(g, 0, (size_t)n * sizeof(double));                                  \
+    hand_acc(x, g, n);                                                         \
+    do_not_optimize(g);                                                        \
   }                                                                            \
   BENCH_VECTOR_MAIN_(label, size, size_label, seed0, lo, hi, hand_min,         \
                      run_hand_acc)
@@ -426,9 +428,11 @@ static inline int bench_wants_header(int argc, char **argv) {
   }                                                                            \
   static void run_ad(void *p) {                                                \
     ctx_t *c = p;                                                              \
-    memset(c->g_ad, 0, (size_t)c->n * sizeof(double));                         \
-    __ad_gradient_void(f, c->x, c->g_ad, c->n);                                \
-    do_not_optimize(c->g_ad);                                                  \
+    double *x = c->x, *g = c->g_ad;                                            \
+    int n = c->n;                                                              \
+    memset(g, 0, (size_t)n * sizeof(double));                                  \
+    __ad_gradient_void(f, x, g, n);                                            \
+    do_not_optimize(g);                                                        \
   }                                                                            \
   static void run_hand(void *p) {                                              \
     ctx_t *c = p;                                                              \
