@@ -34,6 +34,11 @@ static constexpr unsigned DerivationStackBytes = 256u << 20;
 /// clang's -ftime-trace profiler is per thread: the worker gets its own,
 /// handed back when it ends so that the stages (Differentiator.cpp) appear in
 /// the trace. clang's -ftime-trace-granularity is not visible to a plugin.
+static cl::opt<bool> FirstTouchStores(
+    "ad-first-touch-stores", cl::init(true), cl::Hidden,
+    cl::desc("At -O1 and above, loops of request callers that add into "
+             "cells a memset just zeroed store instead"));
+
 static cl::opt<unsigned> TimeTraceGranularityUs(
     "ad-time-trace-granularity", cl::init(500), cl::Hidden,
     cl::desc("Minimum time in microseconds of an ADPass stage that "
@@ -166,7 +171,7 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     FunctionAnalysisManager &FAM =
         MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     for (Function *F : Callers)
-      if (!getDerivedInfo(*F))
+      if (FirstTouchStores && !getDerivedInfo(*F))
         storeFirstTouches(*F, FAM);
     // The inliner may have put long derived blocks into the callers, so the
     // guard against the SLP vectorizer (OutlineLongBlocks.h) covers them.
