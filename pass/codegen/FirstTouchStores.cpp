@@ -1,5 +1,6 @@
 //===- FirstTouchStores.cpp - accumulations into zeroed memory as stores --===//
 #include "codegen/FirstTouchStores.h"
+#include "ir/LLVMCompat.h"
 
 #include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -276,7 +277,7 @@ bool FirstTouchRewrite::plan() {
 
 /// `covered end <= length`, at \p At.
 Value *FirstTouchRewrite::emitWithinCheck(Instruction *At) {
-  SCEVExpander Exp(SE, DL, "ad.first.touch");
+  SCEVExpander Exp = makeSCEVExpander(SE, "ad.first.touch");
   Type *I64 = Type::getInt64Ty(Zeroing.getContext());
   Value *End = Exp.expandCodeFor(CoveredEnd, I64, At);
   IRBuilder<> B(At);
@@ -296,7 +297,7 @@ void FirstTouchRewrite::zeroOutsideCover(Instruction *At) {
     B.CreateMemSet(Dest, B.getInt8(0), B.getInt64(Head), Align);
   if (ProvedExact)
     return; // the loop stores up to the end
-  SCEVExpander Exp(SE, DL, "ad.first.touch");
+  SCEVExpander Exp = makeSCEVExpander(SE, "ad.first.touch");
   Value *End = Exp.expandCodeFor(CoveredEnd, I64, At);
   Value *Length = B.CreateZExtOrTrunc(Zeroing.getLength(), I64);
   Value *Tail = B.CreateGEP(B.getInt8Ty(), Dest, End, "ad.first.touch.tail");
@@ -319,7 +320,8 @@ Loop *FirstTouchRewrite::versionOnCheck(ValueToValueMapTy &VMap) {
                                       ".first.touch", &LI, &DT, Cloned);
   remapInstructionsInBlocks(Cloned, VMap);
   Instruction *Term = CheckBB->getTerminator();
-  BranchInst::Create(Copy->getLoopPreheader(), Preheader, Within, Term);
+  BranchInst::Create(Copy->getLoopPreheader(), Preheader, Within,
+                     Term->getIterator());
   Term->eraseFromParent();
   // The exit follows both copies: its phis take the copy's values on the
   // copy's edge, other uses a phi of the two.
@@ -397,7 +399,7 @@ void FirstTouchRewrite::apply() {
   // loop, and no longer before the loop.
   for (auto [From, To] : Leaving) {
     BasicBlock *Edge = SplitEdge(From, To, &DT, &LI);
-    Zeroing.clone()->insertBefore(Edge->getTerminator());
+    Zeroing.clone()->insertBefore(Edge->getTerminator()->getIterator());
   }
   Zeroing.eraseFromParent();
   ++NumFirstTouchLoops;
