@@ -1,6 +1,7 @@
 //===- FirstTouchStores.cpp - accumulations into zeroed memory as stores --===//
 #include "codegen/FirstTouchStores.h"
 #include "ir/LLVMCompat.h"
+#include "ir/LoopCopies.h"
 
 #include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -323,34 +324,8 @@ Loop *FirstTouchRewrite::versionOnCheck(ValueToValueMapTy &VMap) {
   BranchInst::Create(Copy->getLoopPreheader(), Preheader, Within,
                      Term->getIterator());
   Term->eraseFromParent();
-  // The exit follows both copies: its phis take the copy's values on the
-  // copy's edge, other uses a phi of the two.
-  auto *ClonedExiting = cast<BasicBlock>(VMap[Exiting]);
-  SmallVector<PHINode *, 4> ExitPhis;
-  for (PHINode &Phi : Exit->phis())
-    ExitPhis.push_back(&Phi);
-  for (PHINode *Phi : ExitPhis) {
-    Value *V = Phi->getIncomingValueForBlock(Exiting);
-    Value *Mapped = VMap.lookup(V);
-    Phi->addIncoming(Mapped ? Mapped : V, ClonedExiting);
-  }
-  for (Instruction *Def : DefsUsedOutside) {
-    SmallVector<Use *, 4> Outside;
-    for (Use &U : Def->uses()) {
-      auto *User = cast<Instruction>(U.getUser());
-      if (!L.contains(User) && !llvm::is_contained(ExitPhis, User))
-        Outside.push_back(&U);
-    }
-    if (Outside.empty())
-      continue;
-    PHINode *Merged =
-        PHINode::Create(Def->getType(), 2, Def->getName() + ".merged",
-                        Exit->getFirstNonPHIIt());
-    Merged->addIncoming(Def, Exiting);
-    Merged->addIncoming(VMap[Def], ClonedExiting);
-    for (Use *U : Outside)
-      U->set(Merged);
-  }
+  mergeLoopCopiesAtExit(L, *Exiting, *cast<BasicBlock>(VMap[Exiting]),
+                        DefsUsedOutside, VMap);
   DT.changeImmediateDominator(Exit, CheckBB);
   // The original keeps its loads: the whole range is zeroed before it, by
   // a memset marked so that it is not rewritten again.

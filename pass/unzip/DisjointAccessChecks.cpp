@@ -2,6 +2,7 @@
 #include "unzip/DisjointAccessChecks.h"
 #include "ir/LLVMCompat.h"
 #include "ir/Linearity.h"
+#include "ir/LoopCopies.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -312,33 +313,10 @@ void NestVersioner::emitCheck() {
 void NestVersioner::mergeExits(BasicBlock &Exiting, BasicBlock &ClonedExiting,
                                ArrayRef<Instruction *> DefsUsedOutside,
                                ValueToValueMapTy &VMap) {
-  BasicBlock &Exit = *Nest.getExitBlock();
-  SmallVector<PHINode *, 4> ExitPhis;
-  for (PHINode &Phi : Exit.phis())
-    ExitPhis.push_back(&Phi);
-  for (PHINode *Phi : ExitPhis) {
-    Value *V = Phi->getIncomingValueForBlock(&Exiting);
-    Value *Mapped = VMap.lookup(V);
-    Phi->addIncoming(Mapped ? Mapped : V, &ClonedExiting);
-  }
-  for (Instruction *Def : DefsUsedOutside) {
-    SmallVector<Use *, 4> Outside;
-    for (Use &U : Def->uses()) {
-      auto *User = cast<Instruction>(U.getUser());
-      if (!Nest.contains(User) && !llvm::is_contained(ExitPhis, User))
-        Outside.push_back(&U);
-    }
-    if (Outside.empty())
-      continue;
-    PHINode *Merged = PHINode::Create(
-        Def->getType(), 2, Def->getName() + ".merged", Exit.getFirstNonPHIIt());
-    Merged->addIncoming(Def, &Exiting);
-    Merged->addIncoming(VMap[Def], &ClonedExiting);
+  for (auto [Def, Merged] : mergeLoopCopiesAtExit(Nest, Exiting, ClonedExiting,
+                                                  DefsUsedOutside, VMap))
     if (IsLinear(Def))
       markLinear(Merged);
-    for (Use *U : Outside)
-      U->set(Merged);
-  }
 }
 
 void NestVersioner::version(DisjointCopies &Copies) {

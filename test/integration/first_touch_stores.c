@@ -60,6 +60,14 @@ double inner(const double *x, const double *y, int n) {
   return s;
 }
 
+// grad_f(x, dx, n): zeroes dx[0..n), then the gradient of f.
+#define GRADIENT_AFTER_MEMSET(f)                                               \
+  __attribute__((noinline)) void grad_##f(const double *x, double *dx,         \
+                                          int n) {                             \
+    memset(dx, 0, n * sizeof(double));                                         \
+    __ad_gradient_void(f, x, dx, n);                                           \
+  }
+
 // Fires: the memset only where the loop does not run, no load of dx.
 // CHECK-LABEL: define {{.*}} @grad_squares(
 // CHECK-NEXT: entry:
@@ -67,21 +75,13 @@ double inner(const double *x, const double *y, int n) {
 // CHECK: br i1
 // CHECK-NOT: load {{.*}} !alias.scope
 // CHECK: ret void
-__attribute__((noinline)) void grad_squares(const double *x, double *dx,
-                                            int n) {
-  memset(dx, 0, n * sizeof(double));
-  __ad_gradient_void(squares, x, dx, n);
-}
+GRADIENT_AFTER_MEMSET(squares)
 
 // Fires behind a run-time check of the range.
 // CHECK-LABEL: define {{.*}} @grad_pairs(
 // CHECK: %ad.first.touch.within
 // CHECK: ret void
-__attribute__((noinline)) void grad_pairs(const double *x, double *dx,
-                                          int n) {
-  memset(dx, 0, n * sizeof(double));
-  __ad_gradient_void(pairs, x, dx, n);
-}
+GRADIENT_AFTER_MEMSET(pairs)
 
 // Must not fire: dx[0] is written after the memset.
 // CHECK-LABEL: define {{.*}} @grad_preset(
@@ -104,17 +104,9 @@ __attribute__((noinline)) void grad_short(const double *x, double *dx, int n,
 // CHECK-LABEL: define {{.*}} @grad_neighbours(
 // CHECK: load {{.*}} !alias.scope
 // CHECK: ret void
-__attribute__((noinline)) void grad_neighbours(const double *x, double *dx,
-                                               int n) {
-  memset(dx, 0, n * sizeof(double));
-  __ad_gradient_void(neighbours, x, dx, n);
-}
+GRADIENT_AFTER_MEMSET(neighbours)
 
-__attribute__((noinline)) void grad_product(const double *x, double *dx,
-                                            int n) {
-  memset(dx, 0, n * sizeof(double));
-  __ad_gradient_void(product, x, dx, n);
-}
+GRADIENT_AFTER_MEMSET(product)
 
 __attribute__((noinline)) void grad_inner(const double *x, double *dx,
                                           const double *y, double *dy, int n) {
