@@ -49,6 +49,27 @@ struct TouchPair {
   uint64_t Size = 0;
 };
 
+/// The sums of \p Load and a value v become v. With \p Load reading
+/// +0.0, `0.0 + v` differs from v only for v = -0.0, where it gives +0.0:
+/// the same number, with the sign of an exact zero sum, which IEEE 754
+/// leaves to the rounding mode. InstCombine keeps the addition (it may
+/// drop it only under nsz); here it would cost an addition per cell in
+/// the loop that a storing gradient does not make.
+void addsZero(LoadInst &Load) {
+  SmallVector<Instruction *, 2> Sums;
+  for (User *U : Load.users())
+    if (auto *Sum = dyn_cast<BinaryOperator>(U);
+        Sum && Sum->getOpcode() == Instruction::FAdd)
+      Sums.push_back(Sum);
+  for (Instruction *Sum : Sums) {
+    Value *Other = Sum->getOperand(Sum->getOperand(0) == &Load ? 1 : 0);
+    if (Other == &Load)
+      continue; // 0 + 0
+    Sum->replaceAllUsesWith(Other);
+    Sum->eraseFromParent();
+  }
+}
+
 class FirstTouchRewrite {
 public:
   FirstTouchRewrite(MemSetInst &Zeroing, Loop &L, DominatorTree &DT,
@@ -367,6 +388,7 @@ void FirstTouchRewrite::apply() {
     if (!P.Load)
       continue;
     auto *Load = ProvedWithin ? P.Load : cast<LoadInst>(VMap[P.Load]);
+    addsZero(*Load);
     Load->replaceAllUsesWith(Constant::getNullValue(Load->getType()));
     Load->eraseFromParent();
   }

@@ -7,8 +7,10 @@
 
 pass/codegen/FirstTouchStores.h turns the loads of a loop that adds into
 cells a memset has just zeroed into zeros, and moves the memset. The
-rewrite is exact, so a program must print the same bits with it and
-without it (-mllvm -ad-first-touch-stores=0). Each seed gives a program:
+rewrite is exact but for the sign of a zero (a contribution of -0.0 is
+stored as such, where adding it to the memset's +0.0 gives +0.0), so a
+program must print the same bits, zeros printed as +0, with it and without
+it (-mllvm -ad-first-touch-stores=0). Each seed gives a program:
 a function f with one loop over x (a random stride, start, bound and set
 of offsets read, a carried sum or a carried affine recurrence, sometimes
 reads outside the loop), and a caller that zeroes dx (all of it, or all
@@ -83,8 +85,8 @@ int main(void) {{
       for (int i = 0; i < 40; i++)
         dx[i] = 1000 + i;
       grad(x, dx, n, len);
-      for (int i = 0; i < 24; i++)
-        printf("%a ", dx[i]);
+      for (int i = 0; i < 24; i++) /* + 0.0: one sign for a zero */
+        printf("%a ", dx[i] + 0.0);
       printf("\\n");
     }}
   return 0;
