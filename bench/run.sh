@@ -18,7 +18,8 @@
 # Environment: CC (default clang-19), BUILD (default <repo>/build),
 # BENCH_REPS (rounds, default 15), BENCH_MIN_REP_MS (default 20); per kernel,
 # BENCH_GMM_D, BENCH_GMM_K, BENCH_GMM_N (gmm's d, K and n) and BENCH_LSTM_L,
-# BENCH_LSTM_C (lstm's l and c).
+# BENCH_LSTM_C (lstm's l and c); BENCH_PLUGIN_OPTS, options of the plugin
+# for every kernel (BENCH_PLUGIN_OPTS="-ad-recompute-math-calls=0").
 #
 # Exits non-zero when the plugin or runtime is missing, when a kernel does
 # not compile, does not run, or fails its correctness check. A failing kernel
@@ -94,6 +95,10 @@ for k in "${kernels[@]}"; do
   fi
   # Flags a kernel needs (-fopenmp), from its '// BENCH_CFLAGS:' line.
   read -r -a cflags <<<"$(sed -n 's|^// BENCH_CFLAGS: ||p' "$src")"
+  # Plugin options (-mllvm) need the plugin loaded as a clang plugin too.
+  for opt in ${BENCH_PLUGIN_OPTS:-}; do
+    cflags+=(-Xclang -load -Xclang "$plugin" -mllvm "$opt")
+  done
   # Portable -O2 (no -march=native): the numbers hold for any x86-64.
   if ! "$cc" -O2 -fpass-plugin="$plugin" -I"$repo/include" -I"$here" \
       "${cflags[@]}" "$src" "$runtime" -lm "$wrap" -o "$out/$k" \

@@ -136,7 +136,7 @@ bool RecordResidualPlacer::rematerializable(BasicBlock &BB, Instruction &I) {
   // than the arithmetic they stand for: they take the cheap rule.
   if (!isCheapToRecompute(I) && isScalarMathCall(I, &U.D.tli(U.Jvp)) &&
       !U.isLinear(&I)) {
-    if (U.Info.Act.forHandle())
+    if (U.Info.Act.forHandle() || !mathCallsRecomputed())
       return false;
     bool FromRecord = U.arrayLoopOf(&BB) != nullptr;
     return llvm::all_of(I.operands(), [&](Use &Op) {

@@ -64,6 +64,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMRemarkStreamer.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Printable.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -71,6 +72,16 @@
 #define DEBUG_TYPE "ad-unzip"
 
 using namespace llvm;
+
+/// Off: math calls (exp, sin, log) that f.rev could call again from what
+/// it has are kept on the tape instead: a faster gradient for 8 bytes per
+/// call (and iteration, in loops).
+static cl::opt<bool> RecomputeMathCalls(
+    "ad-recompute-math-calls", cl::init(true), cl::Hidden,
+    cl::desc("Call exp, sin, log... again in the reverse pass rather than "
+             "keep their results on the tape"));
+
+bool ad::mathCallsRecomputed() { return RecomputeMathCalls; }
 
 STATISTIC(NumResiduals, "Number of residuals saved on tapes");
 STATISTIC(NumRecomputed,
@@ -221,7 +232,8 @@ bool Unzipper::rebuildableFromArguments(const Instruction &I, unsigned Depth) {
     return It->second;
   if (Depth >= MaxStaticRebuildDepth || isLinear(&I) ||
       LI->getLoopFor(I.getParent()) ||
-      !(isRecomputedNotTaped(I) || isScalarMathCall(I, &D.tli(Jvp))))
+      !(isRecomputedNotTaped(I) ||
+        (mathCallsRecomputed() && isScalarMathCall(I, &D.tli(Jvp)))))
     return false;
   bool R = llvm::all_of(I.operands(), [&](const Use &Op) {
     if (isa<Constant>(Op.get()))

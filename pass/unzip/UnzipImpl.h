@@ -32,6 +32,11 @@ namespace ad {
 /// ones are pushed on the runtime tape per call.
 inline constexpr uint64_t MaxEmbeddedTapeBytes = 4096;
 
+/// Whether math calls (exp, sin) that f.rev could call again are called
+/// again (the default) rather than kept on the tape
+/// (-ad-recompute-math-calls=0: faster gradients, 8 bytes per call).
+bool mathCallsRecomputed();
+
 /// The type of a merge block's predecessor index.
 llvm::Type *predIndexType(llvm::LLVMContext &Ctx, unsigned NumPreds);
 /// The arguments of a call of g.jvp that g.fwd takes (g's own and the
