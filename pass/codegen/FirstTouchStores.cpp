@@ -233,8 +233,9 @@ bool FirstTouchRewrite::othersKeepOff() {
 }
 
 /// The blocks on paths from the memset to the loop's preheader touch
-/// nothing of the memset's range, and the memset dominates them, so that
-/// it can move to the edges that leave them.
+/// nothing of the memset's range and run through (no call that may throw
+/// or not return), and the memset dominates them, so that it can move to
+/// the edges that leave them.
 bool FirstTouchRewrite::nothingBetween() {
   BasicBlock *From = Zeroing.getParent(), *Preheader = L.getLoopPreheader();
   if (!DT.dominates(From, Preheader))
@@ -261,9 +262,14 @@ bool FirstTouchRewrite::nothingBetween() {
     for (Instruction &I : *BB) {
       if (BB == From && DT.dominates(&I, &Zeroing))
         continue; // before the memset, or the memset itself
-      if (&I == &Zeroing || !I.mayReadOrWriteMemory())
+      if (&I == &Zeroing)
         continue;
-      if (isModOrRefSet(AA.getModRefInfo(&I, Range)))
+      // An exception or exit on the way would leave the range unzeroed
+      // where the original had zeroed it.
+      if (!isGuaranteedToTransferExecutionToSuccessor(&I))
+        return false;
+      if (I.mayReadOrWriteMemory() &&
+          isModOrRefSet(AA.getModRefInfo(&I, Range)))
         return false;
     }
   return true;

@@ -5,7 +5,8 @@
 ; stride of 16 behind a run-time check of the range (odd n). Must not
 ; fire: a load of the range between the memset and the loop; a store in
 ; the loop that may alias; a cell two iterations add into; a store not run
-; in every iteration; an exit other than the latch.
+; in every iteration; an exit other than the latch; a call that may throw
+; between the memset and the loop.
 ; RUN: %opt -passes=ad-first-touch %s -S | FileCheck %s
 
 ; CHECK-LABEL: define void @covered(
@@ -221,4 +222,35 @@ exit:
   ret void
 }
 
+; A call between the memset and the loop may throw: the caller's handler
+; would see the range unzeroed.
+; CHECK-LABEL: define void @may_throw_between(
+; CHECK: call void @llvm.memset
+; CHECK-NEXT: invoke void @opaque_no_memory()
+; CHECK: %old = load double, ptr %dcell
+define void @may_throw_between(ptr noalias %dx, i64 %n) personality ptr @__gxx_personality_v0 {
+entry:
+  %bytes = shl nsw i64 %n, 3
+  call void @llvm.memset.p0.i64(ptr align 8 %dx, i8 0, i64 %bytes, i1 false)
+  invoke void @opaque_no_memory() to label %ph unwind label %lpad
+ph:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %ph ], [ %i.next, %loop ]
+  %dcell = getelementptr inbounds double, ptr %dx, i64 %i
+  %old = load double, ptr %dcell
+  %acc = fadd double %old, 1.0
+  store double %acc, ptr %dcell
+  %i.next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+lpad:
+  %lp = landingpad { ptr, i32 } cleanup
+  resume { ptr, i32 } %lp
+}
+
+declare void @opaque_no_memory() memory(none)
+declare i32 @__gxx_personality_v0(...)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
