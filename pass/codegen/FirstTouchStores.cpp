@@ -3,7 +3,6 @@
 #include "ir/LLVMCompat.h"
 #include "ir/LoopCopies.h"
 
-#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Analysis/AliasAnalysis.h"
