@@ -5,6 +5,7 @@
     tools/probe/run.py -n 300 --out /tmp/probe-out            # seeds 1..300
     tools/probe/run.py --seeds 17,42 --levels O2 --out /tmp/p  # rerun some
     tools/probe/run.py --plugin P.so --runtime R.a --include DIR ...
+    tools/probe/run.py --plugin-opts=-ad-recompute-math-calls=0 -n 200
 
 Each seed gives one program (gen.py). At every level (-O0 -O1 -O2 by
 default) it is compiled with the plugin (and -ad-verify-each) and run; a
@@ -141,6 +142,8 @@ class Probe:
         if plugin:
             cmd += ["-fpass-plugin=" + self.a.plugin, "-Xclang", "-load",
                     "-Xclang", self.a.plugin, "-mllvm", "-ad-verify-each"]
+            for opt in self.a.plugin_opts.split():
+                cmd += ["-mllvm", opt]
         else:
             cmd += ["-DNO_AD"]
         cmd += [src, "-o", exe]
@@ -255,6 +258,9 @@ def main():
     ap.add_argument("--runtime", default=os.path.join(build, "runtime",
                                                       "libADRuntime.a"))
     ap.add_argument("--include", default=os.path.join(REPO, "include"))
+    ap.add_argument("--plugin-opts", default="", metavar="OPTS",
+                    help="options of the plugin, each passed with -mllvm "
+                    "(\"-ad-recompute-math-calls=0\")")
     ap.add_argument("--clang", default="clang-19")
     ap.add_argument("--clangxx", default="clang++-19")
     ap.add_argument("--compile-timeout", type=int, default=120)
