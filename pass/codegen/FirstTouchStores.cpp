@@ -35,6 +35,9 @@ STATISTIC(NumFirstTouchChecked,
 namespace ad {
 namespace {
 
+/// Pairs of a memset and a loop considered per function and round.
+constexpr unsigned MaxPlansPerRound = 256;
+
 /// Marks the memset before the original loop of a checked pair.
 constexpr const char *KeptZeroingKind = "ad.first.touch.kept";
 
@@ -293,7 +296,8 @@ void FirstTouchRewrite::proveWithin() {
 
 bool FirstTouchRewrite::plan() {
   if (!L.getLoopPreheader() || !L.getLoopLatch() ||
-      L.getExitingBlock() != L.getLoopLatch() || !L.getExitBlock())
+      L.getExitingBlock() != L.getLoopLatch() || !L.getExitBlock() ||
+      !DT.dominates(Zeroing.getParent(), L.getLoopPreheader()))
     return false;
   if (!collectAccesses() || !pairsTile() || !othersKeepOff() ||
       !nothingBetween())
@@ -429,11 +433,16 @@ bool rewriteOne(Function &F, FunctionAnalysisManager &FAM) {
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
   auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
   auto &AA = FAM.getResult<AAManager>(F);
+  // Each plan scans a loop: a bound on them bounds the time a caller with
+  // many memsets and loops takes.
+  unsigned Plans = 0;
   for (Instruction &I : instructions(F)) {
     MemSetInst *Zeroing = asZeroing(I, LI);
     if (!Zeroing)
       continue;
     for (Loop *L : LI.getTopLevelLoops()) {
+      if (++Plans > MaxPlansPerRound)
+        return false;
       FirstTouchRewrite R(*Zeroing, *L, DT, LI, SE, AA);
       if (R.plan()) {
         R.apply();
