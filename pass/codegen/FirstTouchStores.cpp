@@ -81,6 +81,9 @@ public:
 
   bool plan();
   void apply();
+  /// After apply(), the header of the loop left as the original of a
+  /// checked copy (null without a copy): it is not rewritten again.
+  BasicBlock *OriginalOfCopy = nullptr;
 
 private:
   MemSetInst &Zeroing;
@@ -99,13 +102,23 @@ private:
   const SCEV *CoveredEnd = nullptr; // bytes from the pointer
   bool ProvedWithin = false;
   bool ProvedExact = false; // and it ends where the memset's range does
+  /// Accesses of the loop to other arrays (another shadow) that alias
+  /// analysis cannot tell from the pairs' cells: their ranges over the
+  /// loop, [Lo, End), must miss the cells, checked at run time.
+  struct RangeCheck {
+    const SCEV *Lo, *End;
+  };
+  SmallVector<RangeCheck, 2> Apart;
+  /// The copy behind the check is needed.
+  bool checked() const { return !ProvedWithin || !Apart.empty(); }
 
   bool collectAccesses();
   bool pairsTile();
   bool othersKeepOff();
   bool nothingBetween();
   void proveWithin();
-  Value *emitWithinCheck(Instruction *At);
+  Value *emitCheck(Instruction *At);
+  bool rangeOver(Instruction &I, RangeCheck &R);
   void zeroOutsideCover(Instruction *At);
   Loop *versionOnCheck(ValueToValueMapTy &VMap);
   SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 4>
@@ -217,20 +230,57 @@ bool FirstTouchRewrite::pairsTile() {
 /// The loop's other accesses touch none of the pairs' cells, in any
 /// iteration: locations without a size, so that alias analysis answers
 /// for the whole object, with the accesses' own metadata (f.rev's scopes).
+/// A load or store that alias analysis cannot tell apart, at an address
+/// that advances with the loop (another shadow: f.rev does not tell two
+/// shadows apart, since one array may be passed twice), is checked at run
+/// time instead (rangeOver).
 bool FirstTouchRewrite::othersKeepOff() {
-  for (Instruction *I : Others)
+  for (Instruction *I : Others) {
+    bool Apart = true;
     for (const TouchPair &P : Pairs) {
       MemoryLocation Cell = MemoryLocation::getBeforeOrAfter(
           P.Store->getPointerOperand(), P.Store->getAAMetadata());
-      if (Value *Ptr = getLoadStorePointerOperand(I)) {
-        MemoryLocation Other =
-            MemoryLocation::getBeforeOrAfter(Ptr, I->getAAMetadata());
-        if (!AA.isNoAlias(Cell, Other))
-          return false;
-      } else if (isModOrRefSet(AA.getModRefInfo(I, Cell))) {
+      if (Value *Ptr = getLoadStorePointerOperand(I))
+        Apart &= AA.isNoAlias(
+            Cell, MemoryLocation::getBeforeOrAfter(Ptr, I->getAAMetadata()));
+      else if (isModOrRefSet(AA.getModRefInfo(I, Cell)))
         return false;
-      }
     }
+    RangeCheck R;
+    if (Apart)
+      continue;
+    if (!rangeOver(*I, R))
+      return false;
+    // A load and a store of one cell (dy[i] += ...) need one check.
+    if (llvm::none_of(this->Apart, [&](const RangeCheck &C) {
+          return C.Lo == R.Lo && C.End == R.End;
+        }))
+      this->Apart.push_back(R);
+  }
+  return true;
+}
+
+/// The bytes a simple load or store at an affine address of the loop
+/// reaches over all its iterations.
+bool FirstTouchRewrite::rangeOver(Instruction &I, RangeCheck &R) {
+  auto *LoadI = dyn_cast<LoadInst>(&I);
+  auto *StoreI = dyn_cast<StoreInst>(&I);
+  if (!(LoadI ? LoadI->isSimple() : StoreI && StoreI->isSimple()) ||
+      Apart.size() >= 4)
+    return false;
+  auto *AR =
+      dyn_cast<SCEVAddRecExpr>(SE.getSCEV(getLoadStorePointerOperand(&I)));
+  if (!AR || AR->getLoop() != &L || !AR->isAffine())
+    return false;
+  auto *StepC = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+  if (!StepC)
+    return false;
+  const SCEV *Last = AR->evaluateAtIteration(SE.getBackedgeTakenCount(&L), SE);
+  bool Up = !StepC->getAPInt().isNegative();
+  uint64_t Size = DL.getTypeStoreSize(getLoadStoreType(&I)).getFixedValue();
+  R.Lo = Up ? AR->getStart() : Last;
+  R.End = SE.getAddExpr(Up ? Last : AR->getStart(),
+                        SE.getConstant(Type::getInt64Ty(I.getContext()), Size));
   return true;
 }
 
@@ -270,6 +320,13 @@ bool FirstTouchRewrite::nothingBetween() {
       // where the original had zeroed it.
       if (!isGuaranteedToTransferExecutionToSuccessor(&I))
         return false;
+      // Another memset of zero may be anywhere: the range's cells read
+      // zero after it either way.
+      if (auto *Other = dyn_cast<MemSetInst>(&I);
+          Other && !Other->isVolatile() &&
+          isa<ConstantInt>(Other->getValue()) &&
+          cast<ConstantInt>(Other->getValue())->isZero())
+        continue;
       if (I.mayReadOrWriteMemory() &&
           isModOrRefSet(AA.getModRefInfo(&I, Range)))
         return false;
@@ -306,14 +363,36 @@ bool FirstTouchRewrite::plan() {
   return true;
 }
 
-/// `covered end <= length`, at \p At.
-Value *FirstTouchRewrite::emitWithinCheck(Instruction *At) {
+/// `covered end <= length` unless proved, and each range of RangeCheck
+/// outside the covered cells, at \p At.
+Value *FirstTouchRewrite::emitCheck(Instruction *At) {
   SCEVExpander Exp = makeSCEVExpander(SE, "ad.first.touch");
   Type *I64 = Type::getInt64Ty(Zeroing.getContext());
-  Value *End = Exp.expandCodeFor(CoveredEnd, I64, At);
   IRBuilder<> B(At);
-  Value *Length = B.CreateZExtOrTrunc(Zeroing.getLength(), I64);
-  return B.CreateICmpULE(End, Length, "ad.first.touch.within");
+  Value *Ok = nullptr;
+  if (!ProvedWithin) {
+    Value *End = Exp.expandCodeFor(CoveredEnd, I64, At);
+    Value *Length = B.CreateZExtOrTrunc(Zeroing.getLength(), I64);
+    Ok = B.CreateICmpULE(End, Length, "ad.first.touch.within");
+  }
+  if (Apart.empty())
+    return Ok;
+  const SCEV *Dest = SE.getSCEV(Zeroing.getDest());
+  const SCEV *CellsLo =
+      SE.getAddExpr(Dest, SE.getConstant(I64, Pairs.front().Offset));
+  const SCEV *CellsEnd = SE.getAddExpr(Dest, CoveredEnd);
+  Type *PtrTy = Zeroing.getDest()->getType();
+  Value *Lo = Exp.expandCodeFor(CellsLo, PtrTy, At);
+  Value *End = Exp.expandCodeFor(CellsEnd, PtrTy, At);
+  for (const RangeCheck &R : Apart) {
+    Value *OtherLo = Exp.expandCodeFor(R.Lo, PtrTy, At);
+    Value *OtherEnd = Exp.expandCodeFor(R.End, PtrTy, At);
+    Value *Disjoint =
+        B.CreateOr(B.CreateICmpULE(OtherEnd, Lo), B.CreateICmpULE(End, OtherLo),
+                   "ad.first.touch.apart");
+    Ok = Ok ? B.CreateAnd(Ok, Disjoint, "ad.first.touch.ok") : Disjoint;
+  }
+  return Ok;
 }
 
 /// At \p At, before the rewritten loop: zeroes the memset's cells below
@@ -335,14 +414,14 @@ void FirstTouchRewrite::zeroOutsideCover(Instruction *At) {
   B.CreateMemSet(Tail, B.getInt8(0), B.CreateSub(Length, End), MaybeAlign());
 }
 
-/// The loop copied behind `covered end <= length`: the copy is rewritten,
-/// the original runs after the full memset.
+/// The loop copied behind the run-time check (emitCheck): the copy is
+/// rewritten, the original runs after the full memset.
 Loop *FirstTouchRewrite::versionOnCheck(ValueToValueMapTy &VMap) {
   BasicBlock *CheckBB = L.getLoopPreheader();
   BasicBlock *Exiting = L.getExitingBlock();
   BasicBlock *Exit = L.getExitBlock();
   SmallVector<Instruction *, 8> DefsUsedOutside = findDefsUsedOutsideOfLoop(&L);
-  Value *Within = emitWithinCheck(CheckBB->getTerminator());
+  Value *Within = emitCheck(CheckBB->getTerminator());
   BasicBlock *Preheader =
       SplitBlock(CheckBB, CheckBB->getTerminator(), &DT, &LI, nullptr,
                  L.getHeader()->getName() + ".ph");
@@ -388,15 +467,16 @@ void FirstTouchRewrite::apply() {
   auto Leaving = edgesOffLoopPaths();
   Loop *Rewritten = &L;
   ValueToValueMapTy VMap;
-  if (!ProvedWithin) {
+  if (checked()) {
     Rewritten = versionOnCheck(VMap);
     ++NumFirstTouchChecked;
+    OriginalOfCopy = L.getHeader();
   }
   zeroOutsideCover(Rewritten->getLoopPreheader()->getTerminator());
   for (TouchPair &P : Pairs) {
     if (!P.Load)
       continue;
-    auto *Load = ProvedWithin ? P.Load : cast<LoadInst>(VMap[P.Load]);
+    auto *Load = checked() ? cast<LoadInst>(VMap[P.Load]) : P.Load;
     addsZero(*Load);
     Load->replaceAllUsesWith(Constant::getNullValue(Load->getType()));
     Load->eraseFromParent();
@@ -412,7 +492,7 @@ void FirstTouchRewrite::apply() {
   LLVM_DEBUG(dbgs() << "ad-first-touch: " << Pairs.size()
                     << " accumulations stored in loop "
                     << Rewritten->getHeader()->getName()
-                    << (ProvedWithin ? "" : " behind a check") << "\n");
+                    << (checked() ? " behind a check" : "") << "\n");
 }
 
 /// A memset of zero outside loops, or null.
@@ -425,8 +505,10 @@ MemSetInst *asZeroing(Instruction &I, LoopInfo &LI) {
   return Byte && Byte->isZero() ? MS : nullptr;
 }
 
-/// One rewrite in \p F, if any applies.
-bool rewriteOne(Function &F, FunctionAnalysisManager &FAM) {
+/// One rewrite in \p F, if any applies, skipping the loops whose headers
+/// are \p Originals.
+bool rewriteOne(Function &F, FunctionAnalysisManager &FAM,
+                SmallPtrSetImpl<BasicBlock *> &Originals) {
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   if (LI.empty())
     return false;
@@ -441,11 +523,15 @@ bool rewriteOne(Function &F, FunctionAnalysisManager &FAM) {
     if (!Zeroing)
       continue;
     for (Loop *L : LI.getTopLevelLoops()) {
+      if (Originals.count(L->getHeader()))
+        continue;
       if (++Plans > MaxPlansPerRound)
         return false;
       FirstTouchRewrite R(*Zeroing, *L, DT, LI, SE, AA);
       if (R.plan()) {
         R.apply();
+        if (R.OriginalOfCopy)
+          Originals.insert(R.OriginalOfCopy);
         return true;
       }
     }
@@ -457,8 +543,10 @@ bool rewriteOne(Function &F, FunctionAnalysisManager &FAM) {
 
 bool storeFirstTouches(Function &F, FunctionAnalysisManager &FAM) {
   bool Changed = false;
+  SmallPtrSet<BasicBlock *, 4> Originals;
   // A few per function; each rewrite invalidates the analyses.
-  for (unsigned Round = 0; Round < 8 && rewriteOne(F, FAM); ++Round) {
+  for (unsigned Round = 0; Round < 8 && rewriteOne(F, FAM, Originals);
+       ++Round) {
     Changed = true;
     FAM.invalidate(F, PreservedAnalyses::none());
   }

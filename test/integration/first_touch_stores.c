@@ -6,7 +6,7 @@
 // the memset and the request, a memset shorter than the range the loop
 // touches (statically, and only for some n at run time), cells two
 // iterations add into, a loop run backwards, two shadows that are one
-// array, and a loop not run at all.
+// array or overlap, and a loop not run at all.
 // clang-format off
 // RUN: %adcc -O0 %s -o %t.O0 %adlibs && %t.O0
 // RUN: %adcc -O2 %s -o %t.O2 %adlibs && %t.O2
@@ -108,6 +108,12 @@ GRADIENT_AFTER_MEMSET(neighbours)
 
 GRADIENT_AFTER_MEMSET(product)
 
+// Fires for each shadow, behind run-time checks that the other shadow's
+// cells lie apart (f.rev does not tell two shadows apart).
+// CHECK-LABEL: define {{.*}} @grad_inner(
+// CHECK: %ad.first.touch.apart
+// CHECK: %ad.first.touch.apart
+// CHECK: ret void
 __attribute__((noinline)) void grad_inner(const double *x, double *dx,
                                           const double *y, double *dy, int n) {
   memset(dx, 0, n * sizeof(double));
@@ -199,6 +205,16 @@ int main(void) {
     for (int i = 0; i < N; ++i)
       ad_check(ad_fmt("inner, one array: dx[%d]", i), dx[i], 2 * x[i], 1e-15,
                0);
+    // Overlapping by one cell: y = x + 1, dy = dx + 1. Cell i receives
+    // x[i + 1] (as dx[i]) and x[i - 1] (as dy[i - 1]).
+    double w[N + 1];
+    memcpy(w, x0, sizeof w);
+    fill(dx, N + 1);
+    grad_inner(w, dx, w + 1, dx + 1, N - 1);
+    for (int i = 0; i < N; ++i) {
+      double want = (i < N - 1 ? w[i + 1] : 0) + (i > 0 ? w[i - 1] : 0);
+      ad_check(ad_fmt("inner, overlapping: dx[%d]", i), dx[i], want, 1e-15, 0);
+    }
   }
   return ad_finish();
 }

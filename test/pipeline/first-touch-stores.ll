@@ -2,11 +2,12 @@
 ; (FirstTouchStores.h), in the form f.rev takes once inlined after the
 ; caller's memset. Fires: one pair per iteration, exactly covered (the
 ; memset moves to the path that skips the loop); two pairs tiling a
-; stride of 16 behind a run-time check of the range (odd n). Must not
+; stride of 16 behind a run-time check of the range (odd n); a second
+; shadow checked apart at run time. Must not
 ; fire: a load of the range between the memset and the loop; a store in
 ; the loop that may alias; a cell two iterations add into; a store not run
 ; in every iteration; an exit other than the latch; a call that may throw
-; between the memset and the loop.
+; between the memset and the loop; another array indexed through memory.
 ; RUN: %opt -passes=ad-first-touch %s -S | FileCheck %s
 
 ; CHECK-LABEL: define void @covered(
@@ -215,6 +216,64 @@ loop:
   %stop = fcmp olt double %xv, 0.0
   br i1 %stop, label %exit, label %latch
 latch:
+  %i.next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+
+; Two shadows the scopes do not tell apart (dy may be dx): dx's rewrite
+; runs behind a check that dy's cells over the loop miss dx's.
+; CHECK-LABEL: define void @two_shadows(
+; CHECK: %ad.first.touch.apart = or i1
+; CHECK-NEXT: br i1 %ad.first.touch.apart,
+; CHECK: loop.first.touch:
+; CHECK-NOT: load double, ptr %dcell
+; CHECK: store double 1.000000e+00, ptr %dcell.first.touch
+; CHECK-NEXT: %ycell.first.touch = getelementptr
+; CHECK-NEXT: %oldy.first.touch = load double, ptr %ycell
+define void @two_shadows(ptr noalias %x, ptr %dx, ptr %dy, i64 %n) {
+entry:
+  %bytes = shl nsw i64 %n, 3
+  call void @llvm.memset.p0.i64(ptr align 8 %dx, i8 0, i64 %bytes, i1 false)
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %dcell = getelementptr inbounds double, ptr %dx, i64 %i
+  %old = load double, ptr %dcell
+  %acc = fadd double %old, 1.0
+  store double %acc, ptr %dcell
+  %ycell = getelementptr inbounds double, ptr %dy, i64 %i
+  %oldy = load double, ptr %ycell
+  %accy = fadd double %oldy, 2.0
+  store double %accy, ptr %ycell
+  %i.next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+
+; The other array is indexed through memory: no range to check.
+; CHECK-LABEL: define void @indirect_other(
+; CHECK: call void @llvm.memset
+; CHECK: %old = load double, ptr %dcell
+define void @indirect_other(ptr noalias %idx, ptr %dx, ptr %dy, i64 %n) {
+entry:
+  %bytes = shl nsw i64 %n, 3
+  call void @llvm.memset.p0.i64(ptr align 8 %dx, i8 0, i64 %bytes, i1 false)
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %dcell = getelementptr inbounds double, ptr %dx, i64 %i
+  %old = load double, ptr %dcell
+  %acc = fadd double %old, 1.0
+  store double %acc, ptr %dcell
+  %icell = getelementptr inbounds i64, ptr %idx, i64 %i
+  %j = load i64, ptr %icell
+  %ycell = getelementptr inbounds double, ptr %dy, i64 %j
+  store double 2.0, ptr %ycell
   %i.next = add nuw nsw i64 %i, 1
   %done = icmp eq i64 %i.next, %n
   br i1 %done, label %exit, label %loop

@@ -16,7 +16,9 @@ of offsets read, a carried sum or a carried affine recurrence, sometimes
 reads outside the loop), and a caller that zeroes dx (all of it, or all
 but its first cell), sometimes writes a cell of dx, then requests the
 gradient. main runs the caller for several n and memset lengths over dx
-prefilled with sentinels and prints all of dx in hexadecimal. Each seed
+prefilled with sentinels and prints all of dx in hexadecimal. A third of
+the seeds differentiate with respect to two arrays, both shadows zeroed,
+passed apart, as one array, or overlapping by one cell. Each seed
 is compiled at -O1 and -O2 both ways and run; the outputs must match.
 "Fired" counts the compiles where the rewrite changed the caller's IR.
 """
@@ -52,6 +54,8 @@ def program(seed):
                      "memset(dx, 0, len * sizeof(double));",
                      "memset(dx + 1, 0, (len > 1 ? len - 1 : 0) * sizeof(double));"])
     bound = r.choice(["n", "n - %d" % max(offs)])
+    if r.random() < 0.3:
+        return two_arrays(seed, r, stride, start, carried, bound, zero)
     return f"""// first_touch_diff seed {seed}
 #include "ad.h"
 #include <math.h>
@@ -89,6 +93,61 @@ int main(void) {{
         printf("%a ", dx[i] + 0.0);
       printf("\\n");
     }}
+  return 0;
+}}
+"""
+
+
+def two_arrays(seed, r, stride, start, carried, bound, zero):
+    """f of x and y with both shadows zeroed: the loop adds into dx and dy,
+    which the caller passes apart, as one array, or overlapping by one
+    cell."""
+    carried = carried.replace("x[i + 1]", "y[i]").replace("x[i + 2]", "y[i + 1]")
+    if "y[" not in carried:
+        carried = carried.replace(";", " + y[i] * x[i];", 1)
+    zero_y = zero.replace("dx", "dy")
+    return f"""// first_touch_diff seed {seed} (two arrays)
+#include "ad.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+static const double c = 0.75;
+double f(const double *x, const double *y, int n) {{
+  double s = 0;
+  for (int i = {start}; i < {bound}; i += {stride}) {{
+    {carried}
+  }}
+  return s;
+}}
+__attribute__((noinline)) void grad(const double *x, double *dx,
+                                    const double *y, double *dy, int n,
+                                    int len) {{
+  {zero}
+  {zero_y}
+  __ad_gradient_void(f, x, dx, y, dy, n);
+}}
+int main(void) {{
+  double x[48], dx[48], dy[48];
+  for (int i = 0; i < 48; i++)
+    x[i] = 0.3 + 0.07 * i - 0.002 * i * i;
+  int ns[] = {{0, 1, 2, 5, 8, 9, 16}};
+  int ds[] = {{0, -1, 2}};
+  for (int a = 0; a < 7; a++)
+    for (int b = 0; b < 3; b++)
+      for (int how = 0; how < 3; how++) {{
+        int n = ns[a], len = n + ds[b] < 0 ? 0 : n + ds[b];
+        for (int i = 0; i < 48; i++)
+          dx[i] = 1000 + i, dy[i] = 2000 + i;
+        if (how == 0)
+          grad(x, dx, x + 20, dy, n, len);     /* apart */
+        else if (how == 1)
+          grad(x, dx, x, dx, n, len);          /* one array */
+        else
+          grad(x, dx, x + 1, dx + 1, n, len);  /* overlapping */
+        for (int i = 0; i < 24; i++) /* + 0.0: one sign for a zero */
+          printf("%a %a ", dx[i] + 0.0, dy[i] + 0.0);
+        printf("\\n");
+      }}
   return 0;
 }}
 """
