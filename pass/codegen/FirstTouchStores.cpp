@@ -236,26 +236,26 @@ bool FirstTouchRewrite::pairsTile() {
 /// time instead (rangeOver).
 bool FirstTouchRewrite::othersKeepOff() {
   for (Instruction *I : Others) {
-    bool Apart = true;
+    bool Separate = true;
     for (const TouchPair &P : Pairs) {
       MemoryLocation Cell = MemoryLocation::getBeforeOrAfter(
           P.Store->getPointerOperand(), P.Store->getAAMetadata());
       if (Value *Ptr = getLoadStorePointerOperand(I))
-        Apart &= AA.isNoAlias(
+        Separate &= AA.isNoAlias(
             Cell, MemoryLocation::getBeforeOrAfter(Ptr, I->getAAMetadata()));
       else if (isModOrRefSet(AA.getModRefInfo(I, Cell)))
         return false;
     }
-    RangeCheck R;
-    if (Apart)
+    if (Separate)
       continue;
+    RangeCheck R;
     if (!rangeOver(*I, R))
       return false;
     // A load and a store of one cell (dy[i] += ...) need one check.
-    if (llvm::none_of(this->Apart, [&](const RangeCheck &C) {
+    if (llvm::none_of(Apart, [&](const RangeCheck &C) {
           return C.Lo == R.Lo && C.End == R.End;
         }))
-      this->Apart.push_back(R);
+      Apart.push_back(R);
   }
   return true;
 }
