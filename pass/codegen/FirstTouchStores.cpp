@@ -1,5 +1,6 @@
 //===- FirstTouchStores.cpp - accumulations into zeroed memory as stores --===//
 #include "codegen/FirstTouchStores.h"
+#include "ir/AccessRanges.h"
 #include "ir/LLVMCompat.h"
 #include "ir/LoopCopies.h"
 
@@ -37,6 +38,13 @@ namespace {
 
 /// Pairs of a memset and a loop considered per function and round.
 constexpr unsigned MaxPlansPerRound = 256;
+
+/// Whether \p I is a non-volatile memset of zero.
+bool isZeroMemSet(const Instruction &I) {
+  auto *MS = dyn_cast<MemSetInst>(&I);
+  auto *Byte = MS ? dyn_cast<ConstantInt>(MS->getValue()) : nullptr;
+  return Byte && Byte->isZero() && !MS->isVolatile();
+}
 
 /// Marks the memset before the original loop of a checked pair.
 constexpr const char *KeptZeroingKind = "ad.first.touch.kept";
@@ -98,7 +106,6 @@ private:
   SmallVector<Instruction *, 16> Others;
   SmallVector<BasicBlock *, 8> Between;
   int64_t Step = 0;
-  const SCEV *TripCount = nullptr;
   const SCEV *CoveredEnd = nullptr; // bytes from the pointer
   bool ProvedWithin = false;
   bool ProvedExact = false; // and it ends where the memset's range does
@@ -117,6 +124,7 @@ private:
   bool othersKeepOff();
   bool nothingBetween();
   void proveWithin();
+  bool expandable() const;
   Value *emitCheck(Instruction *At);
   bool rangeOver(Instruction &I, RangeCheck &R);
   void zeroOutsideCover(Instruction *At);
@@ -219,7 +227,7 @@ bool FirstTouchRewrite::pairsTile() {
   if (uint64_t(End - Pairs.front().Offset) != Span)
     return false;
   Type *I64 = Type::getInt64Ty(Zeroing.getContext());
-  TripCount =
+  const SCEV *TripCount =
       SE.getAddExpr(SE.getTruncateOrZeroExtend(BTC, I64), SE.getOne(I64));
   CoveredEnd =
       SE.getAddExpr(SE.getConstant(I64, Pairs.front().Offset),
@@ -260,27 +268,18 @@ bool FirstTouchRewrite::othersKeepOff() {
   return true;
 }
 
-/// The bytes a simple load or store at an affine address of the loop
-/// reaches over all its iterations.
+/// The bytes a simple load or store of the loop reaches over all its
+/// iterations (accessRangeOver).
 bool FirstTouchRewrite::rangeOver(Instruction &I, RangeCheck &R) {
   auto *LoadI = dyn_cast<LoadInst>(&I);
   auto *StoreI = dyn_cast<StoreInst>(&I);
   if (!(LoadI ? LoadI->isSimple() : StoreI && StoreI->isSimple()) ||
       Apart.size() >= 4)
     return false;
-  auto *AR =
-      dyn_cast<SCEVAddRecExpr>(SE.getSCEV(getLoadStorePointerOperand(&I)));
-  if (!AR || AR->getLoop() != &L || !AR->isAffine())
+  auto Range = accessRangeOver(I, L, SE, DT, LI);
+  if (!Range)
     return false;
-  auto *StepC = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
-  if (!StepC)
-    return false;
-  const SCEV *Last = AR->evaluateAtIteration(SE.getBackedgeTakenCount(&L), SE);
-  bool Up = !StepC->getAPInt().isNegative();
-  uint64_t Size = DL.getTypeStoreSize(getLoadStoreType(&I)).getFixedValue();
-  R.Lo = Up ? AR->getStart() : Last;
-  R.End = SE.getAddExpr(Up ? Last : AR->getStart(),
-                        SE.getConstant(Type::getInt64Ty(I.getContext()), Size));
+  R = {Range->first, Range->second};
   return true;
 }
 
@@ -322,10 +321,7 @@ bool FirstTouchRewrite::nothingBetween() {
         return false;
       // Another memset of zero may be anywhere: the range's cells read
       // zero after it either way.
-      if (auto *Other = dyn_cast<MemSetInst>(&I);
-          Other && !Other->isVolatile() &&
-          isa<ConstantInt>(Other->getValue()) &&
-          cast<ConstantInt>(Other->getValue())->isZero())
+      if (isZeroMemSet(I))
         continue;
       if (I.mayReadOrWriteMemory() &&
           isModOrRefSet(AA.getModRefInfo(&I, Range)))
@@ -360,7 +356,19 @@ bool FirstTouchRewrite::plan() {
       !nothingBetween())
     return false;
   proveWithin();
-  return true;
+  return expandable();
+}
+
+/// Whether the bounds the rewrite computes at the loop's preheader (the
+/// covered range, the other shadows' ranges) can be computed there.
+bool FirstTouchRewrite::expandable() const {
+  SCEVExpander Exp = makeSCEVExpander(SE, "ad.first.touch");
+  Instruction *At = L.getLoopPreheader()->getTerminator();
+  if (!Exp.isSafeToExpandAt(CoveredEnd, At))
+    return false;
+  return llvm::all_of(Apart, [&](const RangeCheck &R) {
+    return Exp.isSafeToExpandAt(R.Lo, At) && Exp.isSafeToExpandAt(R.End, At);
+  });
 }
 
 /// `covered end <= length` unless proved, and each range of RangeCheck
@@ -497,12 +505,10 @@ void FirstTouchRewrite::apply() {
 
 /// A memset of zero outside loops, or null.
 MemSetInst *asZeroing(Instruction &I, LoopInfo &LI) {
-  auto *MS = dyn_cast<MemSetInst>(&I);
-  if (!MS || MS->isVolatile() || LI.getLoopFor(MS->getParent()) ||
-      MS->getMetadata(KeptZeroingKind))
+  if (!isZeroMemSet(I) || LI.getLoopFor(I.getParent()) ||
+      I.getMetadata(KeptZeroingKind))
     return nullptr;
-  auto *Byte = dyn_cast<ConstantInt>(MS->getValue());
-  return Byte && Byte->isZero() ? MS : nullptr;
+  return cast<MemSetInst>(&I);
 }
 
 /// One rewrite in \p F, if any applies, skipping the loops whose headers

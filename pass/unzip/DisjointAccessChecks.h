@@ -71,15 +71,6 @@ bool versionNestsOnDisjointAccesses(
     llvm::DominatorTree &DT, llvm::LoopInfo &LI, llvm::ScalarEvolution &SE,
     DisjointCopies &Copies);
 
-/// The bytes \p Access (a load or a store in \p Nest) may touch while
-/// \p Nest runs, [first, second), as expressions of values computed
-/// before it: its address must be invariant in the nest or affine in the
-/// counters of loops around it with exact trip counts, and must not wrap.
-std::optional<std::pair<const llvm::SCEV *, const llvm::SCEV *>>
-accessRangeOver(const llvm::Instruction &Access, const llvm::Loop &Nest,
-                llvm::ScalarEvolution &SE, const llvm::DominatorTree &DT,
-                const llvm::LoopInfo &LI);
-
 } // namespace ad
 
 #endif

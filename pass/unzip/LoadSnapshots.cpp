@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 #include "UnzipImpl.h"
 #include "driver/OpenMPRegions.h"
+#include "ir/AccessRanges.h"
 #include "ir/FunctionAliasAnalysis.h"
 #include "ir/LLVMCompat.h"
 #include "ir/ShadowMemory.h"
