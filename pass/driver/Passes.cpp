@@ -31,14 +31,16 @@ namespace ad {
 /// calling thread waits, so nothing runs concurrently.
 static constexpr unsigned DerivationStackBytes = 256u << 20;
 
-/// clang's -ftime-trace profiler is per thread: the worker gets its own,
-/// handed back when it ends so that the stages (Differentiator.cpp) appear in
-/// the trace. clang's -ftime-trace-granularity is not visible to a plugin.
+/// Off: the callers of requests keep their memsets and f.rev's loads of
+/// the cells they zero (FirstTouchStores.h).
 static cl::opt<bool> FirstTouchStores(
     "ad-first-touch-stores", cl::init(true), cl::Hidden,
     cl::desc("At -O1 and above, loops of request callers that add into "
              "cells a memset just zeroed store instead"));
 
+/// clang's -ftime-trace profiler is per thread: the worker gets its own,
+/// handed back when it ends so that the stages (Differentiator.cpp) appear in
+/// the trace. clang's -ftime-trace-granularity is not visible to a plugin.
 static cl::opt<unsigned> TimeTraceGranularityUs(
     "ad-time-trace-granularity", cl::init(500), cl::Hidden,
     cl::desc("Minimum time in microseconds of an ADPass stage that "
@@ -166,18 +168,20 @@ PreservedAnalyses ADLowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
     MPM.run(M, MAM);
   }
   if (Level != OptimizationLevel::O0 && Diags.numErrors() == 0) {
-    // f.rev inlined after the caller's memset: its first accumulation into
-    // each zeroed cell can be a store (FirstTouchStores.h).
     FunctionAnalysisManager &FAM =
         MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
-    for (Function *F : Callers)
-      if (FirstTouchStores && !getDerivedInfo(*F))
+    for (Function *F : Callers) {
+      if (getDerivedInfo(*F))
+        continue;
+      // f.rev inlined after the caller's memset: its first accumulation
+      // into each zeroed cell can be a store (FirstTouchStores.h).
+      if (FirstTouchStores)
         storeFirstTouches(*F, FAM);
-    // The inliner may have put long derived blocks into the callers, so the
-    // guard against the SLP vectorizer (OutlineLongBlocks.h) covers them.
-    for (Function *F : Callers)
-      if (!getDerivedInfo(*F))
-        noteHoldsDerivedCode(*F);
+      // The inliner may have put long derived blocks into the callers, so
+      // the guard against the SLP vectorizer (OutlineLongBlocks.h) covers
+      // them.
+      noteHoldsDerivedCode(*F);
+    }
     // Last, so that the inliner cannot put the runs back and each run is
     // already optimised code. At -O0 code generation is linear in block
     // length and nothing is outlined.
