@@ -36,17 +36,12 @@
 #include "unzip/RereadableLoads.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include <optional>
-#include <utility>
 
 namespace llvm {
 class BasicBlock;
 class Function;
 class DominatorTree;
-class Instruction;
-class Loop;
 class LoopInfo;
-class SCEV;
 class ScalarEvolution;
 class Value;
 } // namespace llvm
